@@ -1,0 +1,75 @@
+"""Serve every script the book needs from the build itself, never from a CDN.
+
+By default MyST-NB loads require.js and the ipywidgets embed manager from CDNs, and Sphinx loads
+MathJax from one. A reader offline (or behind a firewall) then sees dead widgets and raw LaTeX.
+This extension stages the copies that ``npm ci`` put in ``node_modules/`` (pinned by
+package-lock.json) into ``_static/vendor/`` and points MyST-NB and Sphinx at them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+VENDOR = "vendor"
+REQUIRE_JS = f"{VENDOR}/requirejs/require.js"
+WIDGETS_EMBED_JS = f"{VENDOR}/html-manager/embed-amd.js"
+MATHJAX_JS = f"{VENDOR}/mathjax/tex-chtml.js"
+
+# (source under node_modules, destination under _static/vendor, files to skip)
+_ASSETS = [
+    ("requirejs/require.js", "requirejs/require.js", ()),
+    ("@jupyter-widgets/html-manager/dist", "html-manager", (".map", "embed.js", "libembed-amd.js")),
+    ("mathjax/es5", "mathjax", ("mml-svg.js", "tex-svg.js", "tex-mml-svg.js", "tex-svg-full.js")),
+]
+
+
+def _node_modules(app: Sphinx) -> Path:
+    root = Path(app.confdir)
+    modules = root / "node_modules"
+    if not modules.is_dir():
+        raise ExtensionError(
+            f"{modules} is missing: the book ships its JavaScript from the npm registry so it works "
+            "offline. Run 'npm ci' in the repository root (or 'make setup') and build again."
+        )
+    return modules
+
+
+def _stage(app: Sphinx) -> None:
+    modules = _node_modules(app)
+    staging = Path(app.outdir).parent / ".offline-assets"
+    target = staging / VENDOR
+    for source, dest, skip in _ASSETS:
+        src = modules / source
+        if not src.exists():
+            raise ExtensionError(f"{src} is missing; run 'npm ci' in the repository root.")
+        dst = target / dest
+        if dst.exists():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(
+                src, dst, ignore=lambda _d, names: [n for n in names if n.endswith(skip)]
+            )
+        else:
+            shutil.copy2(src, dst)
+    if str(staging) not in app.config.html_static_path:
+        app.config.html_static_path.append(str(staging))
+
+
+def _configure(app: Sphinx, config) -> None:
+    # Relative paths here resolve under _static/ for each page, at any depth.
+    config.nb_ipywidgets_js = {
+        REQUIRE_JS: {},
+        WIDGETS_EMBED_JS: {"data-jupyter-widgets-cdn": f"_static/{VENDOR}/widget-modules/"},
+    }
+    config.mathjax_path = MATHJAX_JS
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", _configure, priority=900)
+    app.connect("builder-inited", _stage)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,116 @@
+"""Fixtures shared by the whole suite: free ports, the built book, an offline browser."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BOOK_HTML = REPO / "_build" / "html"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    """A TCP port that was free a moment ago on 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def built_book() -> Path:
+    """The HTML book; the test command builds it before pytest runs."""
+    if not (BOOK_HTML / "index.html").exists():
+        pytest.fail("the book is not built: run 'make book' (make test does it before pytest)")
+    return BOOK_HTML
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium driven by Playwright; never a browser Playwright downloads."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class OfflinePage:
+    """A page whose requests may only go to 127.0.0.1 or file://; every other one is blocked
+    and recorded in ``external`` so a test can assert the page never tried the network."""
+
+    def __init__(self, page):
+        self.page = page
+        self.external: list[str] = []
+        self.console_errors: list[str] = []
+        page.route("**/*", self._route)
+        page.on("console", self._console)
+
+    def _route(self, route):
+        url = route.request.url
+        allowed = url.startswith(("file://", "data:", "blob:", "about:")) or url.startswith(
+            ("http://127.0.0.1", "http://localhost")
+        )
+        if allowed:
+            route.continue_()
+        else:
+            self.external.append(url)
+            route.abort()
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.console_errors.append(msg.text)
+
+
+@pytest.fixture()
+def offline_page(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    wrapped = OfflinePage(page)
+    yield wrapped
+    context.close()
+
+
+@pytest.fixture()
+def port() -> int:
+    return free_port()
+
+
+@pytest.fixture(scope="session")
+def book_url(built_book):
+    """The built book served over HTTP on 127.0.0.1 from a thread, for browser tests."""
+    import functools
+    import http.server
+    import threading
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(built_book))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
