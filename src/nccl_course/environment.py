@@ -100,11 +100,16 @@ def report(env: Environment) -> str:
     if env.driver_version:
         lines.append(f"Driver         {env.driver_version}")
     lines.append(
-        f"NCCL           {env.nccl_version}" if env.nccl_version else "NCCL           not in use (no CUDA GPU)"
+        f"NCCL           {env.nccl_version}"
+        if env.nccl_version
+        else "NCCL           not in use (no CUDA GPU)"
     )
     lines.append(f"gloo           {'available' if env.gloo_available else 'NOT available'}")
     backend = "nccl" if env.cuda_available and env.nccl_available and env.gpu_count > 0 else "gloo"
-    lines.append(f"Labs will use  {backend}" + (f" on {env.gpu_count} GPU(s)" if backend == "nccl" else " on CPU processes"))
+    lines.append(
+        f"Labs will use  {backend}"
+        + (f" on {env.gpu_count} GPU(s)" if backend == "nccl" else " on CPU processes")
+    )
     if env.nccl_env:
         lines.append("NCCL variables " + " ".join(f"{k}={v}" for k, v in env.nccl_env.items()))
     if env.topology_matrix:

@@ -154,9 +154,10 @@ CLOSED_FORMS: dict[tuple[str, str], ClosedForm] = {
         ),
         ClosedForm(
             "broadcast",
-            "pipelined_chain",
+            "ring",
             r"(p+k-2)\left(\alpha + \frac{n}{k}\beta\right)",
             _pipelined_chain_broadcast,
+            "a pipelined chain (NCCL calls it a ring) in k chunks",
         ),
         ClosedForm(
             "broadcast",
