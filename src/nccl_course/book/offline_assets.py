@@ -52,7 +52,7 @@ def _stage(app: Sphinx) -> None:
         dst.parent.mkdir(parents=True, exist_ok=True)
         if src.is_dir():
             shutil.copytree(
-                src, dst, ignore=lambda _d, names: [n for n in names if n.endswith(skip)]
+                src, dst, ignore=lambda _d, names, skip=skip: [n for n in names if n.endswith(skip)]
             )
         else:
             shutil.copy2(src, dst)

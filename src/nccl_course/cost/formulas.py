@@ -14,7 +14,6 @@ topology; tests check that.
 
 from __future__ import annotations
 
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
