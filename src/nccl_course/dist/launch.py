@@ -1,0 +1,456 @@
+"""Run a function on N local processes with torchrun's environment, and never hang doing it.
+
+``launch(target, nproc)`` spawns ``nproc`` fresh Python processes (the ``spawn`` start method,
+as CUDA requires), gives each the variables torchrun sets (RANK, WORLD_SIZE, LOCAL_RANK,
+LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT), initialises the process group with
+:func:`nccl_course.dist.init`, runs ``target`` and destroys the group. It returns the values the
+ranks returned, in rank order.
+
+What can go wrong, and what the caller sees:
+
+- a rank raises: :class:`WorkerError` naming the rank, with its traceback. The other ranks are
+  usually blocked in a collective waiting for it; they get a short grace period to report their
+  own errors, then are stopped.
+- a rank never finishes (a mismatched collective, a recv nobody sends): after ``timeout_s`` every
+  rank still running is asked for its Python stack (``faulthandler`` on SIGUSR1), then killed,
+  and :class:`LaunchTimeout` names those ranks and shows where each one was waiting.
+- the port picked for the rendezvous was taken in between (another test grabbed it): the launch
+  is retried on a new port, a few times.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import multiprocessing as mp
+import os
+import pickle
+import queue as queue_module
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+#: How long the other ranks may keep running after one rank failed, to report their own errors.
+FAILURE_GRACE_S = 3.0
+#: How many times a launch is retried when the rendezvous port turns out to be taken.
+PORT_ATTEMPTS = 5
+
+
+class WorkerError(RuntimeError):
+    """A rank raised. ``failures`` maps each failed rank to its traceback text."""
+
+    def __init__(self, message: str, failures: dict[int, str], stopped: Sequence[int] = ()):
+        super().__init__(message)
+        self.failures = dict(failures)
+        self.stopped = list(stopped)
+
+    @property
+    def ranks(self) -> list[int]:
+        return sorted(self.failures)
+
+
+class LaunchTimeout(TimeoutError):
+    """Ranks did not finish in time. ``unfinished`` lists them; ``stacks`` maps each to the
+    Python stack it was in when it was stopped (empty where none could be read)."""
+
+    def __init__(self, message: str, unfinished: Sequence[int], stacks: dict[int, str]):
+        super().__init__(message)
+        self.unfinished = list(unfinished)
+        self.stacks = dict(stacks)
+
+
+def free_port() -> int:
+    """A TCP port that was free on 127.0.0.1 a moment ago (someone may take it before you do:
+    :func:`launch` retries when that happens)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- targets -----------------------------------------------------------------------------------
+
+Target = Callable[..., Any] | tuple[str | os.PathLike, str] | str
+
+
+def _target_spec(target: Target) -> tuple[str, str, str]:
+    """Describe ``target`` as ("file", path, name) or ("module", module, qualname): plain strings
+    travel to a spawned process even when the function itself could not be pickled."""
+    if isinstance(target, tuple):
+        if len(target) != 2:
+            raise TypeError("a file target is a pair (path_to_py_file, function_name)")
+        path, name = target
+        path = Path(path).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"no such file: {path}")
+        return ("file", str(path), str(name))
+    if isinstance(target, str):
+        module, sep, name = target.partition(":")
+        if not sep or not module or not name:
+            raise ValueError(f"a string target is 'package.module:function', got {target!r}")
+        return ("module", module, name)
+    if callable(target):
+        module = getattr(target, "__module__", None)
+        qualname = getattr(target, "__qualname__", None)
+        if not module or not qualname or "<locals>" in qualname or "<lambda>" in qualname:
+            raise TypeError(
+                f"{target!r} is not importable by name: define the worker at the top level of a "
+                ".py file (a function defined in a notebook or inside another function cannot "
+                "reach a spawned process)"
+            )
+        if module in ("__main__", "__mp_main__"):
+            main_file = getattr(sys.modules.get(module), "__file__", None)
+            if main_file is None:
+                raise TypeError(
+                    f"{qualname} is defined in an interactive session: put it in a .py file and "
+                    "pass (path, name) or import it from there"
+                )
+            return ("file", str(Path(main_file).resolve()), qualname)
+        return ("module", module, qualname)
+    raise TypeError(f"cannot launch {target!r}: pass a function, (path, name) or 'module:function'")
+
+
+def load_file_module(path: str | os.PathLike):
+    """Import a .py file that is not in a package, under a name unique to its path; the same file
+    is imported once per process."""
+    path = Path(path).resolve()
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    name = f"_nccl_course_file_{path.stem.replace('-', '_')}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _resolve(spec: tuple[str, str, str]) -> Callable[..., Any]:
+    kind, where, name = spec
+    obj: Any = load_file_module(where) if kind == "file" else importlib.import_module(where)
+    for part in name.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise AttributeError(f"{where} has no function {name!r}") from None
+    return obj
+
+
+# --- the child side ----------------------------------------------------------------------------
+
+
+def _is_port_taken(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "eaddrinuse" in text or "address already in use" in text
+
+
+def _worker_entry(rank, spec, args, kwargs, backend, pg_timeout_s, results, stack_dir):
+    """Body of every spawned rank. Reports exactly one message: ok, error or port."""
+    import faulthandler
+
+    stack_file = open(os.path.join(stack_dir, f"rank{rank}.stack"), "w")  # noqa: SIM115
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
+    from nccl_course.dist.process_group import destroy, init
+
+    try:
+        try:
+            init(backend=backend, timeout_s=pg_timeout_s)
+        except Exception as exc:
+            if _is_port_taken(exc):
+                results.put(("port", rank, str(exc)))
+                return
+            raise
+        fn = _resolve(spec)
+        value = fn(*args, **kwargs)
+        try:
+            payload = pickle.dumps(value)
+        except Exception as exc:
+            raise TypeError(
+                f"rank {rank} returned a {type(value).__name__} that cannot be pickled ({exc}): "
+                "return numbers, strings, lists, dicts or tensors"
+            ) from exc
+        results.put(("ok", rank, payload))
+    except BaseException as exc:
+        # Start the traceback at the worker's own frame: this function's frame is noise.
+        tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+        results.put(("error", rank, "".join(traceback.format_exception(type(exc), exc, tb))))
+    finally:
+        with contextlib.suppress(Exception):
+            destroy()
+        stack_file.close()
+
+
+# --- the parent side ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _environ(values: dict[str, str]):
+    """Set variables while a child is started: spawn copies the parent's environment, so the
+    child sees them before its first import (OMP_NUM_THREADS must be set before torch loads)."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def _stop(processes) -> None:
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + 1.0
+    for proc in processes:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(2.0)
+
+
+def _ranks_text(ranks: Sequence[int]) -> str:
+    ranks = sorted(ranks)
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
+
+
+class _PortTaken(Exception):
+    pass
+
+
+def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    stack_dir = tempfile.mkdtemp(prefix="nccl-course-launch-")
+    base_env = {
+        "WORLD_SIZE": str(nproc),
+        "LOCAL_WORLD_SIZE": str(nproc),
+        "GROUP_RANK": "0",
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+        # torchrun's default for several processes per machine: one math thread each, so N
+        # ranks on N cores do not fight over them.
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+    }
+    processes = []
+    try:
+        for rank in range(nproc):
+            env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), ROLE_RANK=str(rank))
+            proc = ctx.Process(
+                target=_worker_entry,
+                args=(
+                    rank,
+                    spec,
+                    tuple(args),
+                    dict(kwargs),
+                    backend,
+                    timeout_s,
+                    results,
+                    stack_dir,
+                ),
+                name=f"nccl-course-rank{rank}",
+                daemon=True,
+            )
+            with _environ(env):
+                proc.start()
+            processes.append(proc)
+
+        start = time.monotonic()
+        deadline = start + timeout_s
+        values: dict[int, Any] = {}
+        failures: dict[int, str] = {}  # in the order the failures arrived
+        dead_since: dict[int, float] = {}
+        failure_deadline: float | None = None
+        while len(values) + len(failures) < nproc:
+            now = time.monotonic()
+            if failure_deadline is not None and now >= failure_deadline:
+                break
+            if now >= deadline:
+                break
+            try:
+                kind, rank, payload = results.get(timeout=0.05)
+            except queue_module.Empty:
+                kind = None
+            if kind == "port":
+                raise _PortTaken(payload)
+            if kind == "ok":
+                values[rank] = pickle.loads(payload)
+            elif kind == "error":
+                failures[rank] = payload
+                if failure_deadline is None:
+                    failure_deadline = time.monotonic() + FAILURE_GRACE_S
+            # A process that died without a word (killed, os._exit, a crash in C code): give
+            # its last message a moment to arrive through the pipe, then count it as failed.
+            for rank, proc in enumerate(processes):
+                if rank in values or rank in failures or proc.exitcode is None:
+                    continue
+                first_seen = dead_since.setdefault(rank, time.monotonic())
+                if time.monotonic() - first_seen > 1.0:
+                    failures[rank] = (
+                        f"rank {rank} exited with code {proc.exitcode} without reporting a "
+                        "result (killed, out of memory, or os._exit/sys.exit in the worker)"
+                    )
+                    if failure_deadline is None:
+                        failure_deadline = time.monotonic() + FAILURE_GRACE_S
+
+        unfinished = [r for r in range(nproc) if r not in values and r not in failures]
+        if failures:
+            _stop(processes)
+            first = next(iter(failures))
+            parts = [
+                f"{_ranks_text(sorted(failures))} of {nproc} failed (rank {first} first"
+                + (
+                    "; the others' errors are probably its consequence)"
+                    if len(failures) > 1
+                    else ")"
+                )
+                + (
+                    f"; {_ranks_text(unfinished)} did not finish (probably waiting in a "
+                    "collective for the failed rank) and were stopped"
+                    if unfinished
+                    else ""
+                )
+                + "."
+            ]
+            for rank in failures:
+                parts.append(f"\n--- rank {rank} ---\n{failures[rank].rstrip()}")
+            raise WorkerError("\n".join(parts), failures, stopped=unfinished)
+        if unfinished:
+            stacks = _collect_stacks(processes, unfinished, stack_dir)
+            _stop(processes)
+            lines = [
+                f"{_ranks_text(unfinished)} of {nproc} did not finish within {timeout_s:g} s "
+                f"and were stopped"
+                + (f" ({_ranks_text(sorted(values))} finished)" if values else "")
+                + ". A collective that not every rank calls, calls in a different order, or "
+                "calls with different sizes waits forever; so does a recv that no rank sends."
+            ]
+            for rank in unfinished:
+                if stacks.get(rank):
+                    lines.append(f"\n--- where rank {rank} was waiting ---\n{stacks[rank]}")
+            raise LaunchTimeout("\n".join(lines), unfinished, stacks)
+        for proc in processes:
+            proc.join(10.0)
+        return [values[r] for r in range(nproc)]
+    finally:
+        _stop(processes)
+        results.close()
+        results.join_thread()
+        shutil.rmtree(stack_dir, ignore_errors=True)
+
+
+def _collect_stacks(processes, ranks, stack_dir) -> dict[int, str]:
+    """Ask each stuck rank for its Python stack (faulthandler, registered on SIGUSR1)."""
+    if not hasattr(signal, "SIGUSR1"):
+        return {}
+    for rank in ranks:
+        pid = processes[rank].pid
+        if processes[rank].is_alive() and pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGUSR1)
+    time.sleep(0.5)
+    stacks = {}
+    for rank in ranks:
+        path = os.path.join(stack_dir, f"rank{rank}.stack")
+        with contextlib.suppress(OSError):
+            stacks[rank] = _useful_frames(Path(path).read_text())
+    return stacks
+
+
+def _useful_frames(dump: str) -> str:
+    """Keep the thread that ran the worker and drop the launcher's own frames."""
+    blocks = [b for b in dump.split("\n\n") if b.strip()]
+    main = [b for b in blocks if "_worker_entry" in b] or blocks
+    lines = []
+    for line in main[-1].splitlines() if main else []:
+        if "multiprocessing" in line or "nccl_course/dist/launch.py" in line:
+            continue
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def launch(
+    target: Target,
+    nproc: int,
+    *,
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    backend: str | None = None,
+    timeout_s: float = 60.0,
+) -> list[Any]:
+    """Run ``target(*args, **kwargs)`` on ``nproc`` local ranks; return their values in rank order.
+
+    ``target``: a function importable by name, a pair ``(path_to_py_file, function_name)`` (for
+    lab files outside any package), or ``"package.module:function"``. Arguments and return values
+    must be picklable. ``backend=None`` picks NCCL when ``torch.cuda.device_count() >= nproc``,
+    else gloo. ``timeout_s`` (seconds) bounds the whole run, start-up included (spawning a
+    process that imports torch takes a few seconds), and is also the process group's timeout.
+
+    Raises :class:`WorkerError` when a rank raises and :class:`LaunchTimeout` when ranks do not
+    finish in time; the process group is destroyed in every rank in every case.
+    """
+    if nproc < 1:
+        raise ValueError(f"nproc must be at least 1, got {nproc}")
+    if timeout_s <= 0:
+        raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    spec = _target_spec(target)
+    if backend is None:
+        from nccl_course.dist.process_group import choose_backend
+
+        backend = choose_backend(nproc)
+    last_error = ""
+    for _attempt in range(PORT_ATTEMPTS):
+        try:
+            return _launch_once(spec, nproc, args, kwargs or {}, backend, timeout_s, free_port())
+        except _PortTaken as exc:
+            last_error = str(exc)
+    raise RuntimeError(
+        f"could not find a free port for the rendezvous after {PORT_ATTEMPTS} tries: {last_error}"
+    )
+
+
+def script_main(main: Callable[[], Any], argv: Sequence[str] | None = None) -> Any:
+    """The ``if __name__ == "__main__":`` body of a lab file.
+
+    Under torchrun (RANK and WORLD_SIZE set) this process is one rank: initialise, run
+    ``main()``, destroy. Run as ``python file.py [--nproc N] [--backend gloo|nccl]
+    [--timeout S]``, it launches ``main`` on N local ranks itself (default: the number of GPUs
+    when there are at least 2, else 4 CPU processes).
+    """
+    import argparse
+
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        from nccl_course.dist.process_group import process_group
+
+        with process_group():
+            return main()
+    summary = (main.__doc__ or "").strip().splitlines()
+    parser = argparse.ArgumentParser(description=summary[0] if summary else None)
+    parser.add_argument("--nproc", type=int, default=None, help="number of ranks")
+    parser.add_argument("--backend", choices=("nccl", "gloo"), default=None)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds (default 120)")
+    options = parser.parse_args(argv)
+    nproc = options.nproc
+    if nproc is None:
+        import torch
+
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        nproc = gpus if gpus >= 2 else 4
+    return launch(main, nproc, backend=options.backend, timeout_s=options.timeout)
