@@ -1,0 +1,91 @@
+"""Fixtures for every lab's tests (see labs/README.md, "Conventions").
+
+- ``lab_dir``: the lab's folder, found from the test file's location (nearest lab.yaml above it).
+- ``lab_config``: its lab.yaml, parsed, with defaults (``nccl_course.labs.load_lab_config``).
+- ``lab_file``: the file under test: $NCCL_COURSE_LAB_FILE if set, else the lab's solution.py.
+- ``lab_module``: that file, imported (tests may call its single-process helpers directly).
+- ``lab_launch``: ``lab_launch("worker", world_size, args=...)`` runs a function of the file on
+  ``world_size`` ranks with the lab's timeout and returns the per-rank results.
+- ``world_size``: any test taking it runs once per lab.yaml ``world_sizes`` (override with
+  $NCCL_COURSE_WORLD_SIZES, e.g. "2" or "2,4").
+
+Backend: gloo unless $NCCL_COURSE_LAB_BACKEND says otherwise (the GPU check sets "nccl").
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from nccl_course.dist import launch
+from nccl_course.dist.launch import load_file_module
+from nccl_course.labs import LAB_FILE_ENV, WORLD_SIZES_ENV, lab_of_path, load_lab_config
+
+BACKEND_ENV = "NCCL_COURSE_LAB_BACKEND"
+
+
+def _world_sizes(test_path: Path) -> list[int]:
+    override = os.environ.get(WORLD_SIZES_ENV, "").strip()
+    if override:
+        try:
+            return [int(part) for part in override.split(",") if part.strip()]
+        except ValueError:
+            raise pytest.UsageError(
+                f"{WORLD_SIZES_ENV}={override!r}: write rank counts separated by commas, e.g. 2,4"
+            ) from None
+    return load_lab_config(lab_of_path(test_path))["world_sizes"]
+
+
+def pytest_generate_tests(metafunc):
+    if "world_size" in metafunc.fixturenames:
+        sizes = _world_sizes(Path(str(metafunc.definition.path)))
+        metafunc.parametrize("world_size", sizes, ids=[f"ranks{n}" for n in sizes])
+
+
+@pytest.fixture(scope="module")
+def lab_dir(request) -> Path:
+    return lab_of_path(Path(str(request.path)))
+
+
+@pytest.fixture(scope="module")
+def lab_config(lab_dir) -> dict:
+    return load_lab_config(lab_dir)
+
+
+@pytest.fixture(scope="module")
+def lab_file(lab_dir) -> Path:
+    chosen = os.environ.get(LAB_FILE_ENV)
+    path = Path(chosen).resolve() if chosen else lab_dir / "solution.py"
+    if not path.is_file():
+        pytest.fail(f"{LAB_FILE_ENV}={chosen!r}: no such file" if chosen else f"{path} is missing")
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab_module(lab_file):
+    try:
+        return load_file_module(lab_file)
+    except Exception as exc:  # a syntax error in the learner's file is feedback, not a crash
+        pytest.fail(f"cannot import {lab_file}: {type(exc).__name__}: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def lab_backend() -> str:
+    return os.environ.get(BACKEND_ENV, "gloo")
+
+
+@pytest.fixture(scope="module")
+def lab_launch(lab_file, lab_config, lab_backend):
+    def run(worker: str, world_size: int, *, args=(), kwargs=None, timeout_s=None):
+        return launch(
+            (str(lab_file), worker),
+            world_size,
+            args=args,
+            kwargs=kwargs,
+            backend=lab_backend,
+            timeout_s=timeout_s or lab_config["timeout_s"],
+        )
+
+    return run
