@@ -1,0 +1,178 @@
+"""Build the unsigned Open Badges 3.0 ``OpenBadgeCredential`` for a passed exam.
+
+The shape follows the 1EdTech Open Badges 3.0 data model on the W3C VC Data Model 2.0:
+contexts VC 2.0 then OB 3.0.3; ``id``, ``type``, ``issuer`` (a ``Profile``), ``validFrom``,
+``credentialSubject`` (an ``AchievementSubject`` with an ``achievement`` and a salted, hashed
+``identifier``), ``evidence`` and a ``credentialStatus`` entry in a Bitstring Status List.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from datetime import datetime, timezone
+
+from nccl_course.certs.loader import OB_V3_0_3, VC_V2
+
+CREDENTIAL_CONTEXT = [VC_V2, OB_V3_0_3]
+CREDENTIAL_TYPE = ["VerifiableCredential", "OpenBadgeCredential"]
+
+
+def xsd_datetime(moment: datetime) -> str:
+    """An XML Schema dateTime in UTC with a 'Z', to the second (a naive datetime is UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_datetime(text: str) -> datetime:
+    """Parse an XML Schema dateTime; one without a time zone is taken as UTC."""
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not a dateTime string")
+    value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def normalise_email(email: str) -> str:
+    """The form of an e-mail address that is hashed: trimmed and lower-cased."""
+    return email.strip().lower()
+
+
+def hash_identity(identity: str, salt: str) -> str:
+    """OB 3.0 IdentityObject hash: ``'sha256$'`` + hex(SHA-256(identity + salt))."""
+    return "sha256$" + hashlib.sha256((identity + salt).encode("utf-8")).hexdigest()
+
+
+def identity_matches(credential: dict, email: str) -> bool:
+    """Whether the credential's hashed e-mail identifier is this address."""
+    subject = credential.get("credentialSubject") or {}
+    for ident in subject.get("identifier") or []:
+        if ident.get("identityType") == "emailAddress" and ident.get("hashed"):
+            expected = hash_identity(normalise_email(email), ident.get("salt", ""))
+            if hmac.compare_digest(expected, str(ident.get("identityHash", ""))):
+                return True
+    return False
+
+
+def learner_name(credential: dict) -> str | None:
+    """The learner's name from the plain-text ``name`` IdentityObject, if any."""
+    subject = credential.get("credentialSubject") or {}
+    for ident in subject.get("identifier") or []:
+        if ident.get("identityType") == "name" and not ident.get("hashed"):
+            return ident.get("identityHash")
+    return None
+
+
+def default_achievement(origin: str) -> dict:
+    return {
+        "id": f"{origin}/achievements/nccl-course",
+        "type": ["Achievement"],
+        "achievementType": "Certificate",
+        "name": "Collective Communication and NCCL",
+        "description": (
+            "Understands collective operations (all-reduce, all-gather, reduce-scatter, "
+            "broadcast, all-to-all), their ring and tree algorithms and alpha-beta costs, and "
+            "how NCCL and torch.distributed run them when training large models."
+        ),
+        "criteria": {
+            "narrative": (
+                "Passed the server-graded, randomized nccl-course exam at or above its pass mark."
+            )
+        },
+        "resultDescription": [
+            {
+                "id": f"{origin}/achievements/nccl-course#score",
+                "type": ["ResultDescription"],
+                "name": "Exam score",
+                "resultType": "Percent",
+            }
+        ],
+    }
+
+
+def build_credential(
+    *,
+    issuer_id: str,
+    issuer_name: str,
+    issuer_url: str,
+    learner_name: str,
+    learner_email: str,
+    exam_id: str,
+    score: float,
+    passed_at: datetime,
+    achievement: dict | None,
+    status_entry: dict,
+    valid_until: datetime | None = None,
+    credential_id: str | None = None,
+    salt: str | None = None,
+) -> dict:
+    """The unsigned credential. ``score`` is a fraction in [0, 1] (0.85 means 85 %)."""
+    if not 0.0 <= float(score) <= 1.0:
+        raise ValueError(f"score must be a fraction in [0, 1] (0.85 for 85 %), not {score!r}")
+    if not learner_name.strip():
+        raise ValueError("learner_name is empty")
+    if "@" not in learner_email:
+        raise ValueError(f"learner_email {learner_email!r} is not an e-mail address")
+    salt = salt or secrets.token_hex(16)
+    when = xsd_datetime(passed_at)
+    percent = f"{100.0 * float(score):.1f}"
+    achievement = achievement or default_achievement(issuer_url)
+    result: dict = {"type": ["Result"], "value": percent}
+    for description in achievement.get("resultDescription") or []:
+        if description.get("resultType") == "Percent":
+            result["resultDescription"] = description["id"]
+            break
+    credential = {
+        "@context": list(CREDENTIAL_CONTEXT),
+        "id": credential_id or f"urn:uuid:{uuid.uuid4()}",
+        "type": list(CREDENTIAL_TYPE),
+        "name": achievement.get("name", "nccl-course certificate"),
+        "issuer": {"id": issuer_id, "type": ["Profile"], "name": issuer_name, "url": issuer_url},
+        "validFrom": when,
+        "awardedDate": when,
+        "credentialSubject": {
+            "type": ["AchievementSubject"],
+            "identifier": [
+                {
+                    "type": "IdentityObject",
+                    "identityType": "emailAddress",
+                    "hashed": True,
+                    "identityHash": hash_identity(normalise_email(learner_email), salt),
+                    "salt": salt,
+                },
+                {
+                    "type": "IdentityObject",
+                    "identityType": "name",
+                    "hashed": False,
+                    "identityHash": learner_name.strip(),
+                },
+            ],
+            "achievement": achievement,
+            "activityEndDate": when,
+            "result": [result],
+        },
+        "evidence": [
+            {
+                "type": ["Evidence"],
+                "name": f"Exam {exam_id}",
+                "description": f"Passed exam {exam_id} with a score of {percent} % on {when}.",
+                "genre": "Exam",
+            }
+        ],
+        "credentialStatus": status_entry,
+    }
+    if valid_until is not None:
+        credential["validUntil"] = xsd_datetime(valid_until)
+    return credential
+
+
+def status_entry(list_url: str, index: int, purpose: str = "revocation") -> dict:
+    return {
+        "id": f"{list_url}#{index}",
+        "type": "BitstringStatusListEntry",
+        "statusPurpose": purpose,
+        "statusListIndex": str(index),
+        "statusListCredential": list_url,
+    }

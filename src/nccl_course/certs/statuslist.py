@@ -1,0 +1,60 @@
+"""Bitstring Status List (W3C Bitstring Status List v1.0): encode, decode, look up a bit.
+
+The list is a bitstring, one bit per issued credential, index 0 the left-most (most
+significant) bit of the first byte. ``encodedList`` is the GZIP-compressed bitstring as
+multibase base64url without padding (``u...``). The spec sets a minimum of 16 KiB
+(131,072 entries) so that a lookup does not reveal which credential a verifier checks.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+from nccl_course.certs.multibase import MultibaseError, decode_base64url, encode_base64url
+
+MIN_ENTRIES = 131_072  # 16 KiB of bits
+
+
+class StatusListError(ValueError):
+    """A status list cannot be decoded or does not cover an index."""
+
+
+def encode_bitstring(set_bits: set[int] | list[int], length: int = MIN_ENTRIES) -> str:
+    """``encodedList`` for a list of ``length`` bits with ``set_bits`` set to 1."""
+    if length % 8:
+        raise ValueError("the list length must be a multiple of 8 bits")
+    raw = bytearray(length // 8)
+    for index in set_bits:
+        if not 0 <= index < length:
+            raise ValueError(f"status index {index} is outside the list (0..{length - 1})")
+        raw[index // 8] |= 0x80 >> (index % 8)
+    # mtime=0 keeps the encoding reproducible: same bits, same string.
+    return encode_base64url(gzip.compress(bytes(raw), mtime=0))
+
+
+def decode_bitstring(encoded_list: str) -> bytes:
+    try:
+        compressed = decode_base64url(encoded_list)
+    except MultibaseError as exc:
+        raise StatusListError(f"encodedList is not multibase base64url: {exc}") from None
+    try:
+        return gzip.decompress(compressed)
+    except (OSError, EOFError) as exc:
+        raise StatusListError(f"encodedList is not GZIP data: {exc}") from None
+
+
+def bit_at(bitstring: bytes, index: int) -> int:
+    if not 0 <= index < len(bitstring) * 8:
+        raise StatusListError(
+            f"statusListIndex {index} is outside the list ({len(bitstring) * 8} entries)"
+        )
+    return (bitstring[index // 8] >> (7 - index % 8)) & 1
+
+
+def set_indices(bitstring: bytes) -> list[int]:
+    """The indices whose bit is 1, ascending."""
+    out = []
+    for byte_index, byte in enumerate(bitstring):
+        if byte:
+            out.extend(byte_index * 8 + b for b in range(8) if byte & (0x80 >> b))
+    return out
