@@ -1,0 +1,40 @@
+"""Practice quizzes and exam questions: the bank format, validation, generators and grading.
+
+The format is specified in quizzes/README.md. Renderers: the Sphinx directive
+(``nccl_course.quiz.sphinx_directive``), the notebook widget (``nccl_course.quiz.widget``) and
+the terminal (``nccl-course quiz take``). They all grade through ``grade``.
+"""
+
+from nccl_course.quiz.generators import GENERATORS, Draw
+from nccl_course.quiz.grading import Grade, grade, grade_key, normalize_text
+from nccl_course.quiz.model import (
+    TYPES,
+    Bank,
+    BankError,
+    Choice,
+    Question,
+    QuestionInstance,
+    bank_paths,
+    load_bank,
+    load_banks,
+    validate_bank,
+)
+
+__all__ = [
+    "GENERATORS",
+    "TYPES",
+    "Bank",
+    "BankError",
+    "Choice",
+    "Draw",
+    "Grade",
+    "Question",
+    "QuestionInstance",
+    "bank_paths",
+    "grade",
+    "grade_key",
+    "load_bank",
+    "load_banks",
+    "normalize_text",
+    "validate_bank",
+]

@@ -1,0 +1,210 @@
+"""Grading: the one place that decides a score. The book's JavaScript (static/quiz.js) mirrors
+``grade_key`` rule for rule, and a test runs both on the same answers.
+
+Rules (quizzes/README.md): single, numeric, ordering, matching and text score 1 or 0; multiple
+scores max(0, hits / n_correct - false_picks / n_incorrect).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from nccl_course.quiz.units import ResponseError, read_number
+
+_TEXT_DROP = re.compile(r"[\s\-_.]+")
+
+
+def normalize_text(text: str) -> str:
+    """NFKC, lower case, and drop whitespace, '-', '_' and '.' (so All-Gather == allgather)."""
+    return _TEXT_DROP.sub("", unicodedata.normalize("NFKC", str(text)).lower())
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A graded response. ``outcome`` names the branch taken ("correct", "incorrect",
+    "mistake:<i>", "partial", "unreadable"), the same string the page's JavaScript computes.
+    ``feedback`` is markdown that teaches; ``expected`` shows the right answer (renderers decide
+    when to reveal it)."""
+
+    score: float
+    outcome: str
+    feedback: str
+    expected: str = ""
+    details: dict = field(default_factory=dict)
+
+    @property
+    def correct(self) -> bool:
+        return self.score == 1.0
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _index(value, n: int) -> int:
+    if isinstance(value, bool):
+        raise _Unreadable("expected a choice number")
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int) or not 0 <= value < n:
+        raise _Unreadable(f"expected an index from 0 to {n - 1}, got {value!r}")
+    return value
+
+
+def _indices(values, n: int) -> list[int]:
+    if not isinstance(values, list | tuple):
+        raise _Unreadable("expected a list of indices")
+    return [_index(v, n) for v in values]
+
+
+def grade_key(key: dict, response) -> Grade:
+    """Grade ``response`` against an answer key (``QuestionInstance.key()``)."""
+    try:
+        return _GRADERS[key["type"]](key, response)
+    except _Unreadable as exc:
+        return Grade(0.0, "unreadable", f"Could not read the answer: {exc}.", _expected(key))
+
+
+def grade(instance, response) -> Grade:
+    """Grade ``response`` for a ``QuestionInstance``; response formats are in quizzes/README.md."""
+    return grade_key(instance.key(), response)
+
+
+def _expected(key: dict) -> str:
+    if key["type"] == "numeric" or key["type"] == "text":
+        return key["display"]
+    return ""
+
+
+def _with_explanation(key: dict, text: str) -> str:
+    parts = [t for t in (text, key.get("explanation", "")) if t and t.strip()]
+    return "\n\n".join(p.strip() for p in parts)
+
+
+def _grade_single(key: dict, response) -> Grade:
+    n = len(key["choice_feedback"])
+    chosen = _index(response, n)
+    right = chosen in key["correct"]
+    feedback = key["choice_feedback"][chosen]
+    return Grade(
+        1.0 if right else 0.0,
+        "correct" if right else "incorrect",
+        _with_explanation(key, feedback),
+        details={"chosen": chosen},
+    )
+
+
+def multiple_score(selected: set[int], correct: set[int], n: int) -> float:
+    """max(0, hits / n_correct - false_picks / n_incorrect)."""
+    hits = len(selected & correct)
+    false_picks = len(selected - correct)
+    return max(0.0, hits / len(correct) - false_picks / (n - len(correct)))
+
+
+def _grade_multiple(key: dict, response) -> Grade:
+    n = len(key["choice_feedback"])
+    selected = set(_indices(response, n))
+    correct = set(key["correct"])
+    score = multiple_score(selected, correct, n)
+    lines = []
+    for i in range(n):
+        if i in selected:
+            mark = "right" if i in correct else "wrong"
+            lines.append(f"- Choice {i + 1} ({mark} to select): {key['choice_feedback'][i]}")
+        elif i in correct:
+            lines.append(f"- Choice {i + 1} (missed): {key['choice_feedback'][i]}")
+    outcome = "correct" if score == 1.0 else ("partial" if score > 0 else "incorrect")
+    head = {
+        "correct": "All correct choices, and nothing else.",
+        "partial": f"Partly right: score {score:.2f}.",
+        "incorrect": "Not right.",
+    }[outcome]
+    return Grade(
+        score,
+        outcome,
+        _with_explanation(key, head + "\n\n" + "\n".join(lines)),
+        details={"selected": sorted(selected)},
+    )
+
+
+def _grade_numeric(key: dict, response) -> Grade:
+    try:
+        value = read_number(response, key["unit"], key["units"])
+    except ResponseError as exc:
+        raise _Unreadable(str(exc)) from None
+    if abs(value - key["answer"]) <= key["tol"]:
+        return Grade(
+            1.0,
+            "correct",
+            _with_explanation(key, key["feedback"]["correct"]),
+            key["display"],
+            {"value": value},
+        )
+    for i, mistake in enumerate(key["mistakes"]):
+        if abs(value - mistake["answer"]) <= mistake["tol"]:
+            return Grade(
+                0.0,
+                f"mistake:{i}",
+                mistake["feedback"],
+                key["display"],
+                {"value": value},
+            )
+    return Grade(0.0, "incorrect", key["feedback"]["incorrect"], key["display"], {"value": value})
+
+
+def _grade_ordering(key: dict, response) -> Grade:
+    n = len(key["order"])
+    order = _indices(response, n)
+    if sorted(order) != list(range(n)):
+        raise _Unreadable(f"expected each of the {n} items exactly once")
+    in_place = sum(a == b for a, b in zip(order, key["order"], strict=True))
+    if in_place == n:
+        return Grade(1.0, "correct", _with_explanation(key, key["feedback"]["correct"]))
+    return Grade(
+        0.0,
+        "incorrect",
+        f"{in_place} of {n} items are in the right place. {key['feedback']['incorrect']}",
+        details={"in_place": in_place},
+    )
+
+
+def _grade_matching(key: dict, response) -> Grade:
+    n_left = len(key["match"])
+    chosen = _indices(response, key["n_right"])
+    if len(chosen) != n_left:
+        raise _Unreadable(f"expected one choice for each of the {n_left} items")
+    right = sum(a == b for a, b in zip(chosen, key["match"], strict=True))
+    if right == n_left:
+        return Grade(1.0, "correct", _with_explanation(key, key["feedback"]["correct"]))
+    return Grade(
+        0.0,
+        "incorrect",
+        f"{right} of {n_left} pairs are right. {key['feedback']['incorrect']}",
+        details={"right": right},
+    )
+
+
+def _grade_text(key: dict, response) -> Grade:
+    if not isinstance(response, str):
+        raise _Unreadable("expected text")
+    given = normalize_text(response)
+    if given in key["answers"]:
+        return Grade(
+            1.0, "correct", _with_explanation(key, key["feedback"]["correct"]), key["display"]
+        )
+    for i, mistake in enumerate(key["mistakes"]):
+        if given == mistake["answer"]:
+            return Grade(0.0, f"mistake:{i}", mistake["feedback"], key["display"])
+    return Grade(0.0, "incorrect", key["feedback"]["incorrect"], key["display"])
+
+
+_GRADERS = {
+    "single": _grade_single,
+    "multiple": _grade_multiple,
+    "numeric": _grade_numeric,
+    "ordering": _grade_ordering,
+    "matching": _grade_matching,
+    "text": _grade_text,
+}
