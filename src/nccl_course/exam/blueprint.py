@@ -1,0 +1,189 @@
+"""The exam blueprint (``quizzes/exam.yml``) and the per-attempt draw of questions.
+
+A blueprint lists zones, one per chapter, each saying how many questions to draw from that
+chapter's bank (``quizzes/CHAPTER.yml``). Zones whose bank does not exist are skipped and
+reported in ``Blueprint.problems`` (the server logs them at start and shows them on
+``/exam/api/exam``); a zone asking for more questions than its bank holds draws them all.
+
+The draw is a pure function of the attempt's seed: the same seed gives the same questions, in
+the same order, with the same parameters. Each question instance gets its own seed derived
+from the attempt seed and its position, so parameterised questions get fresh numbers in every
+attempt while the server can always rebuild exactly what a learner saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+
+class BlueprintError(ValueError):
+    """The blueprint file is missing or malformed (the message says what to fix)."""
+
+
+@dataclass(frozen=True)
+class Zone:
+    chapter: str
+    draw: int
+    title: str = ""
+
+
+@dataclass
+class Blueprint:
+    exam_id: str
+    title: str
+    time_limit_s: int
+    max_attempts: int
+    pass_score: float
+    zones: list[Zone]
+    achievement: dict = field(default_factory=dict)
+    digest: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def question_count(self) -> int:
+        return sum(z.draw for z in self.zones)
+
+
+@dataclass(frozen=True)
+class DrawnQuestion:
+    position: int
+    chapter: str
+    question_id: str
+    instance_seed: int
+    instance: object  # nccl_course.quiz QuestionInstance
+
+
+def load_blueprint(path: Path) -> Blueprint:
+    """Parse and check ``exam.yml``; raises BlueprintError with a one-line reason."""
+    path = Path(path)
+    if not path.exists():
+        raise BlueprintError(f"no exam blueprint at {path}; create quizzes/exam.yml")
+    raw_text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(raw_text)
+    except yaml.YAMLError as exc:
+        raise BlueprintError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("exam"), dict):
+        raise BlueprintError(f"{path}: expected a mapping with an 'exam' section")
+    exam = data["exam"]
+
+    def need(key, kind):
+        value = exam.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise BlueprintError(f"{path}: exam.{key} must be a {kind.__name__}")
+        return value
+
+    exam_id = need("id", str)
+    title = need("title", str)
+    minutes = need("time_limit_minutes", (int, float))
+    max_attempts = need("max_attempts", int)
+    pass_score = need("pass_score", (int, float))
+    if minutes <= 0:
+        raise BlueprintError(f"{path}: exam.time_limit_minutes must be positive")
+    if max_attempts < 1:
+        raise BlueprintError(f"{path}: exam.max_attempts must be at least 1")
+    if not 0 < pass_score <= 1:
+        raise BlueprintError(f"{path}: exam.pass_score is a fraction in (0, 1]")
+    zones_raw = data.get("zones")
+    if not isinstance(zones_raw, list) or not zones_raw:
+        raise BlueprintError(f"{path}: 'zones' must be a non-empty list")
+    zones: list[Zone] = []
+    seen: set[str] = set()
+    for i, z in enumerate(zones_raw):
+        if not isinstance(z, dict) or not isinstance(z.get("chapter"), str):
+            raise BlueprintError(f"{path}: zones[{i}] needs a 'chapter' (a bank name)")
+        draw = z.get("draw")
+        if not isinstance(draw, int) or isinstance(draw, bool) or draw < 1:
+            raise BlueprintError(f"{path}: zones[{i}] ({z['chapter']}): 'draw' must be >= 1")
+        if z["chapter"] in seen:
+            raise BlueprintError(f"{path}: chapter {z['chapter']!r} appears in two zones")
+        seen.add(z["chapter"])
+        zones.append(Zone(chapter=z["chapter"], draw=draw, title=str(z.get("title", ""))))
+    achievement = exam.get("achievement") or {}
+    if not isinstance(achievement, dict):
+        raise BlueprintError(f"{path}: exam.achievement must be a mapping")
+    return Blueprint(
+        exam_id=exam_id,
+        title=title,
+        time_limit_s=int(round(minutes * 60)),
+        max_attempts=max_attempts,
+        pass_score=float(pass_score),
+        zones=zones,
+        achievement=achievement,
+        digest=hashlib.sha256(raw_text.encode("utf-8")).hexdigest(),
+    )
+
+
+def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
+    """Keep the zones whose chapter bank exists; record a problem line for each that does not
+    (or that holds fewer questions than the zone draws)."""
+    zones: list[Zone] = []
+    problems: list[str] = []
+    for zone in blueprint.zones:
+        bank = banks.get(zone.chapter)
+        if bank is None:
+            problems.append(
+                f"zone '{zone.chapter}' skipped: no question bank quizzes/{zone.chapter}.yml"
+            )
+            continue
+        available = len(bank.questions)
+        if available == 0:
+            problems.append(f"zone '{zone.chapter}' skipped: its bank has no questions")
+            continue
+        if available < zone.draw:
+            problems.append(
+                f"zone '{zone.chapter}' draws {zone.draw} but its bank holds {available}; "
+                f"drawing {available}"
+            )
+            zone = Zone(chapter=zone.chapter, draw=available, title=zone.title)
+        zones.append(zone)
+    return Blueprint(
+        exam_id=blueprint.exam_id,
+        title=blueprint.title,
+        time_limit_s=blueprint.time_limit_s,
+        max_attempts=blueprint.max_attempts,
+        pass_score=blueprint.pass_score,
+        zones=zones,
+        achievement=blueprint.achievement,
+        digest=blueprint.digest,
+        problems=problems,
+    )
+
+
+def instance_seed(attempt_seed: int, position: int) -> int:
+    """A 63-bit seed for question ``position`` of an attempt (fits a signed BIGINT)."""
+    digest = hashlib.sha256(f"nccl-course-exam:{attempt_seed}:{position}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def draw_questions(blueprint: Blueprint, banks: dict, attempt_seed: int) -> list[DrawnQuestion]:
+    """The questions of one attempt: zones in blueprint order, questions sampled without
+    replacement within a zone, each instantiated with its own derived seed."""
+    rng = random.Random(attempt_seed)
+    drawn: list[DrawnQuestion] = []
+    for zone in blueprint.zones:
+        questions = list(banks[zone.chapter].questions)
+        for question in rng.sample(questions, zone.draw):
+            position = len(drawn)
+            seed = instance_seed(attempt_seed, position)
+            drawn.append(
+                DrawnQuestion(
+                    position=position,
+                    chapter=zone.chapter,
+                    question_id=str(question.id),
+                    instance_seed=seed,
+                    instance=question.instantiate(seed),
+                )
+            )
+    return drawn
+
+
+def json_roundtrip(value):
+    """What the database will give back for ``value`` (JSON columns), to store exactly that."""
+    return json.loads(json.dumps(value))

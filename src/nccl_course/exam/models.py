@@ -1,0 +1,121 @@
+"""Tables of the course server (SQLAlchemy 2 declarative models).
+
+The schema is owned by the Alembic migrations in ``nccl_course/exam/migrations``; these models
+mirror the head revision. Times are stored in UTC. Answer keys and seeds live only in these
+tables: the API layer never serialises ``Attempt.seed``, ``AttemptQuestion.instance_seed`` or
+``AttemptQuestion.key`` while an attempt is open.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(moment: datetime | None) -> datetime | None:
+    """SQLite returns naive datetimes; every stored time is UTC, so attach the zone back."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Learner(Base):
+    __tablename__ = "learners"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(40), unique=True, nullable=False)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    email: Mapped[str] = mapped_column(String(320), unique=True, nullable=False)
+    # SHA-256 of the learner's bearer token; the token itself is shown once and never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class Attempt(Base):
+    __tablename__ = "attempts"
+    # The attempt number is unique per learner and exam, so two concurrent "start" requests
+    # cannot both create attempt N: the attempt limit holds under races.
+    __table_args__ = (UniqueConstraint("learner_id", "exam_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(40), unique=True, nullable=False)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learners.id"), nullable=False, index=True)
+    exam_id: Mapped[str] = mapped_column(String(100), nullable=False)
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    seed: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    blueprint_digest: Mapped[str] = mapped_column(String(64), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="open")
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    deadline_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    score: Mapped[float | None] = mapped_column(Float)
+    points: Mapped[float | None] = mapped_column(Float)
+    max_points: Mapped[float | None] = mapped_column(Float)
+    passed: Mapped[bool | None] = mapped_column(Boolean)
+
+
+class AttemptQuestion(Base):
+    __tablename__ = "attempt_questions"
+    __table_args__ = (UniqueConstraint("attempt_id", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id"), nullable=False, index=True)
+    position: Mapped[int] = mapped_column(Integer, nullable=False)
+    chapter: Mapped[str] = mapped_column(String(100), nullable=False)
+    question_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    instance_seed: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    public: Mapped[dict] = mapped_column(JSON, nullable=False)
+    key: Mapped[dict] = mapped_column(JSON, nullable=False)
+    score: Mapped[float | None] = mapped_column(Float)
+    correct: Mapped[bool | None] = mapped_column(Boolean)
+    feedback: Mapped[str | None] = mapped_column(Text)
+
+
+class Answer(Base):
+    """One row per (attempt, question): saving again replaces the response (an upsert)."""
+
+    __tablename__ = "answers"
+    __table_args__ = (UniqueConstraint("attempt_id", "question_index"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id"), nullable=False)
+    question_index: Mapped[int] = mapped_column(Integer, nullable=False)
+    response: Mapped[object] = mapped_column(JSON, nullable=False)
+    revision: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class IssuedCredential(Base):
+    """A credential issued for a passed attempt (revision 0002)."""
+
+    __tablename__ = "credentials"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    credential_id: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("attempts.id"), unique=True, nullable=False)
+    learner_id: Mapped[int] = mapped_column(ForeignKey("learners.id"), nullable=False, index=True)
+    document: Mapped[dict] = mapped_column(JSON, nullable=False)
+    issued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revocation_reason: Mapped[str | None] = mapped_column(String(500))

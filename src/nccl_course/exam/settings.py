@@ -1,0 +1,91 @@
+"""Configuration of the course server, gathered in one place.
+
+Defaults: data in ``./data`` (SQLite database ``course.db`` in WAL mode, the issuer's keys and
+status list, the admin token, rendered certificates); the book from ``_build/html``; question
+banks and the exam blueprint from ``quizzes/``. ``DATABASE_URL`` selects another database
+(e.g. ``postgresql://user@host/db``); ``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from nccl_course.exam.db import sqlite_url
+
+ADMIN_TOKEN_FILE = "admin-token"
+DATABASE_FILE = "course.db"
+
+
+@dataclass
+class Settings:
+    data_dir: Path = Path("data")
+    database_url: str | None = None
+    book_dir: Path = Path("_build/html")
+    quizzes_dir: Path = Path("quizzes")
+    blueprint_path: Path | None = None
+    # The address people use to reach the server; it names the did:web issuer and the URLs
+    # written into credentials (verify page, status list).
+    public_url: str = "http://127.0.0.1:8000"
+    admin_token: str | None = None
+    issuer_name: str = "nccl-course"
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.data_dir = Path(self.data_dir).resolve()
+        self.book_dir = Path(self.book_dir).resolve()
+        self.quizzes_dir = Path(self.quizzes_dir).resolve()
+        if self.blueprint_path is None:
+            self.blueprint_path = self.quizzes_dir / "exam.yml"
+        self.blueprint_path = Path(self.blueprint_path).resolve()
+        self.public_url = self.public_url.rstrip("/")
+
+    @classmethod
+    def from_env(cls, **overrides) -> Settings:
+        """Settings with ``DATABASE_URL`` and ``NCCL_COURSE_ADMIN_TOKEN`` read from the
+        environment unless given explicitly."""
+        overrides.setdefault("database_url", os.environ.get("DATABASE_URL") or None)
+        overrides.setdefault("admin_token", os.environ.get("NCCL_COURSE_ADMIN_TOKEN") or None)
+        return cls(**{k: v for k, v in overrides.items() if v is not None})
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        return sqlite_url(self.data_dir / DATABASE_FILE)
+
+    def resolved_admin_token(self) -> str:
+        """The admin token: from settings/env, else one generated once into the data folder
+        (mode 0600) and reused on every start."""
+        if self.admin_token:
+            return self.admin_token
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self.data_dir / ADMIN_TOKEN_FILE
+        if path.exists():
+            token = path.read_text(encoding="utf-8").strip()
+            if token:
+                self.admin_token = token
+                return token
+        token = secrets.token_urlsafe(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+        self.admin_token = token
+        return token
+
+    @property
+    def issuer_did(self) -> str:
+        """did:web of the public host; a port is percent-encoded as the did:web spec says."""
+        parts = urlsplit(self.public_url)
+        host = parts.hostname or "localhost"
+        if parts.port:
+            host = f"{host}%3A{parts.port}"
+        path = [p for p in parts.path.split("/") if p]
+        return ":".join(["did", "web", host, *path])
+
+    @property
+    def verify_url(self) -> str:
+        return f"{self.public_url}/exam/verify"
