@@ -52,7 +52,9 @@ def default_data_dir() -> Path:
 
 def issuer_folder(data_dir: Path, issuer_id: str) -> Path:
     """The folder of one issuer under a data folder."""
-    slug = "did-key" if issuer_id.startswith("did:key") else re.sub(r"[^A-Za-z0-9._-]", "_", issuer_id)
+    slug = (
+        "did-key" if issuer_id.startswith("did:key") else re.sub(r"[^A-Za-z0-9._-]", "_", issuer_id)
+    )
     return Path(data_dir) / "certs" / slug
 
 
@@ -158,7 +160,9 @@ class Issuer:
                 f"no issuer in {data_dir}: create one with 'nccl-course cert keygen --issuer DID'"
             )
         if len(folders) > 1:
-            ids = ", ".join(json.loads((p / "issuer.json").read_text())["issuer_id"] for p in folders)
+            ids = ", ".join(
+                json.loads((p / "issuer.json").read_text())["issuer_id"] for p in folders
+            )
             raise LookupError(f"{data_dir} holds several issuers ({ids}); choose with --issuer")
         settings = json.loads((folders[0] / "issuer.json").read_text())
         return cls(folders[0], settings["issuer_id"], settings["name"], settings["verify_url"])
@@ -204,7 +208,9 @@ class Issuer:
             )
         with _locked(self.folder):
             self._reload_keys()
-            _write_key(self.folder / "keys", self.current_key.number + 1, Ed25519PrivateKey.generate())
+            _write_key(
+                self.folder / "keys", self.current_key.number + 1, Ed25519PrivateKey.generate()
+            )
             self._reload_keys()
         self._status_cache.clear()
 
@@ -271,7 +277,9 @@ class Issuer:
                 except sqlite3.IntegrityError as exc:
                     conn.execute("ROLLBACK")
                     if "credential_id" in str(exc):
-                        raise ValueError(f"credential id {credential_id} was issued before") from None
+                        raise ValueError(
+                            f"credential id {credential_id} was issued before"
+                        ) from None
             raise RuntimeError("could not draw a free status list index")
         finally:
             conn.close()

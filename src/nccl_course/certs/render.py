@@ -82,7 +82,9 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
     page.text(0.08, 0.27, f"Date: {when}", fontsize=13, **left)
     page.text(0.08, 0.22, f"Issued by: {issuer_name}", fontsize=13, **left)
     page.text(0.08, 0.17, f"Issuer: {issuer_id}", fontsize=9, family="DejaVu Sans Mono", **left)
-    page.text(0.08, 0.13, f"Credential: {credential_id}", fontsize=9, family="DejaVu Sans Mono", **left)
+    page.text(
+        0.08, 0.13, f"Credential: {credential_id}", fontsize=9, family="DejaVu Sans Mono", **left
+    )
     page.text(
         0.08,
         0.09,

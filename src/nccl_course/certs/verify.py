@@ -160,7 +160,9 @@ def _check_contexts(credential: dict, loader: OfflineDocumentLoader) -> str:
             )
         if not isinstance(ctx, (str, dict)):
             raise CheckFailed(f"@context entry {ctx!r} is neither a URL nor an object")
-    return "all available offline: " + ", ".join(c if isinstance(c, str) else "{...}" for c in contexts)
+    return "all available offline: " + ", ".join(
+        c if isinstance(c, str) else "{...}" for c in contexts
+    )
 
 
 def _check_proof(
@@ -176,7 +178,9 @@ def _check_proof(
         try:
             parse_datetime(proof["created"])
         except ValueError:
-            raise CheckFailed(f"{what}proof created {proof['created']!r} is not a dateTime") from None
+            raise CheckFailed(
+                f"{what}proof created {proof['created']!r} is not a dateTime"
+            ) from None
     issuer = _issuer_id(document)
     try:
         key = dids.resolve_key(proof["verificationMethod"], issuer=issuer, did_doc=did_document)
