@@ -175,6 +175,7 @@ def _worker_entry(rank, spec, args, kwargs, backend, pg_timeout_s, results, stac
                 results.put(("port", rank, str(exc)))
                 return
             raise
+        results.put(("ready", rank, None))
         fn = _resolve(spec)
         value = fn(*args, **kwargs)
         try:
@@ -277,6 +278,7 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
         values: dict[int, Any] = {}
         failures: dict[int, str] = {}  # in the order the failures arrived
         dead_since: dict[int, float] = {}
+        ready: set[int] = set()  # ranks past init_process_group
         failure_deadline: float | None = None
         while len(values) + len(failures) < nproc:
             now = time.monotonic()
@@ -290,7 +292,9 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
                 kind = None
             if kind == "port":
                 raise _PortTaken(payload)
-            if kind == "ok":
+            if kind == "ready":
+                ready.add(rank)
+            elif kind == "ok":
                 values[rank] = pickle.loads(payload)
             elif kind == "error":
                 failures[rank] = payload
@@ -339,9 +343,21 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
                 f"{_ranks_text(unfinished)} of {nproc} did not finish within {timeout_s:g} s "
                 f"and were stopped"
                 + (f" ({_ranks_text(sorted(values))} finished)" if values else "")
-                + ". A collective that not every rank calls, calls in a different order, or "
-                "calls with different sizes waits forever; so does a recv that no rank sends."
+                + "."
             ]
+            starting = [r for r in unfinished if r not in ready]
+            if starting:
+                lines.append(
+                    f"{_ranks_text(starting)} never got past start-up (importing torch and "
+                    "init_process_group): the machine may be overloaded, or a rank cannot reach "
+                    "the rendezvous at MASTER_ADDR:MASTER_PORT."
+                )
+            if len(starting) < len(unfinished):
+                lines.append(
+                    "A collective that not every rank calls, that ranks call in a different "
+                    "order or with different sizes, waits forever; so does a recv that no rank "
+                    "sends."
+                )
             for rank in unfinished:
                 if stacks.get(rank):
                     lines.append(f"\n--- where rank {rank} was waiting ---\n{stacks[rank]}")
