@@ -84,7 +84,7 @@ def _with_explanation(key: dict, text: str) -> str:
 
 
 def _grade_single(key: dict, response) -> Grade:
-    n = len(key["choice_feedback"])
+    n = key["n_choices"]
     chosen = _index(response, n)
     right = chosen in key["correct"]
     feedback = key["choice_feedback"][chosen]
@@ -104,7 +104,7 @@ def multiple_score(selected: set[int], correct: set[int], n: int) -> float:
 
 
 def _grade_multiple(key: dict, response) -> Grade:
-    n = len(key["choice_feedback"])
+    n = key["n_choices"]
     selected = set(_indices(response, n))
     correct = set(key["correct"])
     score = multiple_score(selected, correct, n)

@@ -255,6 +255,7 @@ class QuestionInstance:
             "feedback": {"correct": self.feedback_correct, "incorrect": self.feedback_incorrect},
         }
         if q.type in ("single", "multiple"):
+            key["n_choices"] = len(self.choices)
             key["correct"] = [i for i, c in enumerate(self.choices) if c.correct]
             key["choice_feedback"] = [c.feedback for c in self.choices]
         elif q.type == "numeric":

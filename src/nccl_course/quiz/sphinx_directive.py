@@ -1,0 +1,278 @@
+"""The ``{quiz}`` directive: a chapter's practice quiz as HTML + JavaScript, graded in the page.
+
+Usage in a MyST page::
+
+    ```{quiz} all-reduce
+    ```
+
+The argument is the chapter id (the file stem in quizzes/). Every prompt, choice and feedback is
+parsed as MyST markdown (so math and code render as in the rest of the book); each answer key goes
+into the page as JSON without feedback text, and static/nccl-quiz.js grades with the same rules
+as ``nccl_course.quiz.grading``. Parameterized questions get several pre-drawn variants and a
+"New variant" button. No kernel, no server, no network.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from nccl_course.quiz.model import BankError, QuestionInstance, bank_paths, load_bank
+
+STATIC = Path(__file__).parent / "static"
+JS_FILE = "nccl-quiz.js"
+CSS_FILE = "nccl-quiz.css"
+DEFAULT_VARIANTS = 5
+_KEY_TEXT_FIELDS = ("explanation", "feedback", "choice_feedback")
+
+
+def page_key(inst: QuestionInstance) -> dict:
+    """The key the page's JavaScript grades with: ``key()`` without texts (those are in the DOM)."""
+    key = {k: v for k, v in inst.key().items() if k not in _KEY_TEXT_FIELDS}
+    if "mistakes" in key:
+        key["mistakes"] = [{k: v for k, v in m.items() if k != "feedback"} for m in key["mistakes"]]
+    return key
+
+
+def _json_for_script(data: dict) -> str:
+    # "</" would end the <script> element early; "<\/" is the same JSON string.
+    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+
+
+def _plain(text: str) -> str:
+    """Text for places that cannot hold markup (a <select>'s options)."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class QuizDirective(SphinxDirective):
+    required_arguments = 1
+    optional_arguments = 0
+    has_content = False
+    option_spec = {"variants": directives.positive_int, "title": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        chapter = self.arguments[0].strip()
+        bank_dir = self.bank_dir()
+        path = bank_dir / f"{chapter}.yml"
+        if not path.exists():
+            known = ", ".join(sorted(p.stem for p in bank_dir.glob("*.yml")))
+            raise self.error(f"quiz: no bank {path} for chapter {chapter!r}; known: {known}")
+        self.env.note_dependency(str(path))
+        try:
+            bank = load_bank(path)
+        except BankError as exc:
+            raise self.error(f"quiz: invalid bank {path}:\n{exc}") from None
+        n_variants = self.options.get("variants", DEFAULT_VARIANTS)
+        root = nodes.container(classes=["nccl-quiz-wrapper"])
+        self.render_bank(root, bank, n_variants, self.options.get("title"))
+        return [root]
+
+    def render_bank(self, root: nodes.Element, bank, n_variants: int, title: str | None) -> None:
+        chapter = bank.chapter
+        self._raw(root, f'<div class="nccl-quiz" data-chapter="{html.escape(chapter)}">')
+        if title:
+            self._raw(root, f'<p class="nccl-quiz-title">{html.escape(title)}</p>')
+        for number, question in enumerate(bank.questions, start=1):
+            seeds = list(range(n_variants)) if question.parameterized else [0]
+            self._raw(
+                root,
+                f'<section class="nccl-quiz-question" data-qid="{question.id}" '
+                f'data-type="{question.type}" data-variants="{len(seeds)}" data-current="0">'
+                f'<p class="nccl-quiz-number">Question {number} of {len(bank.questions)}'
+                f'<span class="nccl-quiz-difficulty" title="difficulty">'
+                f"{'●' * question.difficulty}{'○' * (3 - question.difficulty)}</span></p>",
+            )
+            for index, seed in enumerate(seeds):
+                self._variant(root, question.instantiate(seed), index)
+            self._raw(root, "</section>")
+        self._raw(root, "</div>")
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def bank_dir(self) -> Path:
+        """``nccl_quiz_dir`` under the book root; for a page built alone (whose confdir is its
+        own folder) the nearest folder above that has it."""
+        configured = Path(self.env.config.nccl_quiz_dir)
+        if configured.is_absolute():
+            return configured
+        confdir = Path(self.env.app.confdir).resolve()
+        for folder in (confdir, *confdir.parents):
+            if (folder / configured).is_dir():
+                return folder / configured
+        return confdir / configured
+
+    def _raw(self, parent: nodes.Element, markup: str) -> None:
+        parent += nodes.raw("", markup, format="html")
+
+    def _md(self, parent: nodes.Element, text: str, classes: list[str]) -> None:
+        box = nodes.container(classes=classes)
+        self.state.nested_parse(StringList(text.strip().splitlines()), self.content_offset, box)
+        parent += box
+
+    def _feedback(self, parent: nodes.Element, name: str, text: str) -> None:
+        if not text.strip():
+            return
+        self._raw(parent, f'<div class="nccl-quiz-fb" data-fb="{html.escape(name)}" hidden>')
+        self._md(parent, text, ["nccl-quiz-fb-text"])
+        self._raw(parent, "</div>")
+
+    def _variant(self, parent: nodes.Element, inst: QuestionInstance, index: int) -> None:
+        q = inst.question
+        uid = f"nq-{q.chapter}-{q.id}-{inst.seed}"
+        hidden = " hidden" if index else ""
+        self._raw(
+            parent,
+            f'<div class="nccl-quiz-variant" data-seed="{inst.seed}" id="{uid}"{hidden}>',
+        )
+        self._md(parent, inst.prompt, ["nccl-quiz-prompt"])
+        self._raw(parent, '<div class="nccl-quiz-answer">')
+        if q.type in ("single", "multiple"):
+            kind = "radio" if q.type == "single" else "checkbox"
+            self._raw(parent, '<ol class="nccl-quiz-choices">')
+            for i, choice in enumerate(inst.choices):
+                self._raw(
+                    parent,
+                    f'<li class="nccl-quiz-choice" data-index="{i}"><label>'
+                    f'<input type="{kind}" name="{uid}" value="{i}">',
+                )
+                self._md(parent, choice.text, ["nccl-quiz-choice-text"])
+                self._raw(parent, "</label>")
+                self._feedback(parent, f"choice-{i}", choice.feedback)
+                self._raw(parent, "</li>")
+            self._raw(parent, "</ol>")
+        elif q.type == "numeric":
+            unit = html.escape(q.unit)
+            label = f"Answer in {unit}" if q.unit else "Answer (a number)"
+            self._raw(
+                parent,
+                f'<label class="nccl-quiz-numeric">{label}: '
+                f'<input type="text" inputmode="decimal" class="nccl-quiz-input" '
+                f'autocomplete="off" spellcheck="false"> <span class="nccl-quiz-unit">{unit}'
+                "</span></label>",
+            )
+        elif q.type == "text":
+            self._raw(
+                parent,
+                '<label class="nccl-quiz-text">Answer: <input type="text" class="nccl-quiz-input" '
+                'autocomplete="off" spellcheck="false"></label>',
+            )
+        elif q.type == "ordering":
+            self._raw(parent, '<ol class="nccl-quiz-order">')
+            for i, item in enumerate(inst.items):
+                self._raw(
+                    parent,
+                    f'<li class="nccl-quiz-item" data-index="{i}">'
+                    '<span class="nccl-quiz-move">'
+                    '<button type="button" class="nccl-quiz-up" aria-label="move up">▲</button>'
+                    '<button type="button" class="nccl-quiz-down" aria-label="move down">▼'
+                    "</button></span>",
+                )
+                self._md(parent, item, ["nccl-quiz-item-text"])
+                self._raw(parent, "</li>")
+            self._raw(parent, "</ol>")
+        elif q.type == "matching":
+            options = "".join(
+                f'<option value="{j}">{html.escape(_plain(r))}</option>'
+                for j, r in enumerate(inst.right)
+            )
+            self._raw(parent, '<table class="nccl-quiz-matching"><tbody>')
+            for i, left in enumerate(inst.left):
+                self._raw(parent, f'<tr data-index="{i}"><td>')
+                self._md(parent, left, ["nccl-quiz-left"])
+                self._raw(
+                    parent,
+                    f'</td><td><select class="nccl-quiz-select" aria-label="match for item {i + 1}">'
+                    f'<option value="">choose…</option>{options}</select></td></tr>',
+                )
+            self._raw(parent, "</tbody></table>")
+        self._raw(parent, "</div>")
+        buttons = '<button type="button" class="nccl-quiz-check">Check</button>'
+        if q.type in ("numeric", "text"):
+            buttons += ' <button type="button" class="nccl-quiz-reveal">Show answer</button>'
+        if q.parameterized:
+            buttons += ' <button type="button" class="nccl-quiz-new">New variant</button>'
+        self._raw(
+            parent,
+            f'<div class="nccl-quiz-buttons">{buttons}</div>'
+            '<div class="nccl-quiz-result" role="status" aria-live="polite"></div>',
+        )
+        self._feedback(parent, "correct", inst.feedback_correct)
+        self._feedback(parent, "incorrect", inst.feedback_incorrect)
+        for i, (_, text) in enumerate(inst.mistakes):
+            self._feedback(parent, f"mistake:{i}", text)
+        self._feedback(parent, "explanation", inst.explanation)
+        self._raw(
+            parent,
+            f'<script type="application/json" class="nccl-quiz-key">'
+            f"{_json_for_script(page_key(inst))}</script></div>",
+        )
+
+
+class AllQuizzesDirective(QuizDirective):
+    """``{quiz-all}``: every bank in quizzes/, one after the other, each under a rubric."""
+
+    required_arguments = 0
+
+    def run(self) -> list[nodes.Node]:
+        bank_dir = self.bank_dir()
+        self.env.nccl_quiz_all_docs = getattr(self.env, "nccl_quiz_all_docs", set())
+        self.env.nccl_quiz_all_docs.add(self.env.docname)
+        n_variants = self.options.get("variants", DEFAULT_VARIANTS)
+        out: list[nodes.Node] = []
+        try:
+            paths = bank_paths(bank_dir)
+        except FileNotFoundError as exc:
+            raise self.error(f"quiz-all: {exc}") from None
+        for path in paths:
+            self.env.note_dependency(str(path))
+            try:
+                bank = load_bank(path)
+            except BankError as exc:
+                raise self.error(f"quiz-all: invalid bank {path}:\n{exc}") from None
+            target = nodes.target("", "", ids=[f"quiz-{bank.chapter}"])
+            heading = nodes.rubric(text=f"{bank.title} ({len(bank.questions)} questions)")
+            root = nodes.container(classes=["nccl-quiz-wrapper"])
+            self.render_bank(root, bank, n_variants, None)
+            out += [target, heading, root]
+        return out
+
+
+def _outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
+    # A page showing every bank must be re-read when a bank file appears or disappears.
+    return sorted(getattr(env, "nccl_quiz_all_docs", set()))
+
+
+def _purge(app: Sphinx, env, docname: str) -> None:
+    getattr(env, "nccl_quiz_all_docs", set()).discard(docname)
+
+
+def _merge(app: Sphinx, env, docnames, other) -> None:
+    env.nccl_quiz_all_docs = getattr(env, "nccl_quiz_all_docs", set()) | getattr(
+        other, "nccl_quiz_all_docs", set()
+    )
+
+
+def _add_static_path(app: Sphinx, config) -> None:
+    if str(STATIC) not in config.html_static_path:
+        config.html_static_path.append(str(STATIC))
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_config_value("nccl_quiz_dir", "quizzes", "env")
+    app.add_directive("quiz", QuizDirective)
+    app.add_directive("quiz-all", AllQuizzesDirective)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("config-inited", _add_static_path)
+    app.add_js_file(JS_FILE)
+    app.add_css_file(CSS_FILE)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
