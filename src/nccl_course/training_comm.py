@@ -30,6 +30,7 @@ Units: bytes, seconds, GB = 1e9 bytes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -269,6 +270,45 @@ def time_with(calls: Iterable[CollectiveCall], predict_one: Callable[[Collective
     return sum(call.count * predict_one(call) for call in calls)
 
 
+def busbw_at(table: dict[int, float], size_bytes: float) -> float:
+    """Bus bandwidth (GB/s) at ``size_bytes`` from measured ``{size_bytes: busbw_GBps}`` points.
+
+    Interpolates linearly in log(size) between the two nearest measured sizes and holds the end
+    values outside the measured range (a measurement is never extrapolated).
+    """
+    if not table:
+        raise ValueError("the busbw table is empty")
+    points = sorted((int(s), float(b)) for s, b in table.items())
+    if any(s <= 0 or b <= 0 for s, b in points):
+        raise ValueError("sizes and bus bandwidths in the table must be positive")
+    if size_bytes <= points[0][0]:
+        return points[0][1]
+    if size_bytes >= points[-1][0]:
+        return points[-1][1]
+    for (s0, b0), (s1, b1) in zip(points, points[1:], strict=False):
+        if s0 <= size_bytes <= s1:
+            w = (math.log(size_bytes) - math.log(s0)) / (math.log(s1) - math.log(s0))
+            return b0 + w * (b1 - b0)
+    raise AssertionError("unreachable: size inside the table's range")
+
+
+def time_from_busbw_table(calls: Iterable[CollectiveCall], table: dict[int, float]) -> float:
+    """Serial time in seconds from a measured busbw table (e.g. from ``nccl-course bench``).
+
+    Each call takes ``size x busbw_factor(collective, ranks) / busbw(size)``: the nccl-tests
+    definition of busbw solved for time. The table must come from the same collective, rank
+    count and links as the calls.
+    """
+    return time_with(
+        calls,
+        lambda call: (
+            call.size_bytes
+            * busbw_factor(call.collective, call.ranks)
+            / (busbw_at(table, call.size_bytes) * 1e9)
+        ),
+    )
+
+
 def time_on_preset(calls: Iterable[CollectiveCall], preset: str) -> float:
     """Serial time in seconds using the cost model's hardware preset (``cost.predict``)."""
     from nccl_course import cost
@@ -291,6 +331,7 @@ __all__ = [
     "GPT3_6_7B",
     "CollectiveCall",
     "TransformerShape",
+    "busbw_at",
     "bytes_sent_per_rank",
     "ddp_bucket_sizes",
     "ddp_calls",
@@ -298,6 +339,7 @@ __all__ = [
     "pipeline_calls",
     "tensor_parallel_calls",
     "time_alpha_beta",
+    "time_from_busbw_table",
     "time_on_preset",
     "time_with",
     "total_calls",

@@ -99,3 +99,20 @@ def test_time_with_custom_predictor_and_errors():
         tc.ddp_calls(0, 8)
     with pytest.raises(ValueError):
         tc.zero3_calls(10, 8, units=0)
+
+
+def test_busbw_table_interpolates_in_log_size_and_holds_ends():
+    table = {2**20: 10.0, 2**24: 50.0, 2**30: 90.0}
+    assert tc.busbw_at(table, 2**20) == 10.0
+    assert tc.busbw_at(table, 2**22) == pytest.approx(30.0)  # halfway in log2: 20 -> 22 -> 24
+    assert tc.busbw_at(table, 2**10) == 10.0
+    assert tc.busbw_at(table, 2**40) == 90.0
+    with pytest.raises(ValueError):
+        tc.busbw_at({}, 5)
+
+
+def test_time_from_busbw_table_inverts_the_busbw_definition():
+    # one all-reduce of 1 GiB on 16 ranks at a flat 47 GB/s: t = S * 2(p-1)/p / busbw
+    calls = [tc.CollectiveCall("all_reduce", GIB, 16, 2, "backward", "x")]
+    t = tc.time_from_busbw_table(calls, {MIB: 47.0, GIB: 47.0})
+    assert t == pytest.approx(2 * GIB * 1.875 / 47e9)
