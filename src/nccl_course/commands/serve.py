@@ -1,7 +1,8 @@
-"""``nccl-course serve``: serve the built book (and, once present, the exam server)."""
+"""``nccl-course serve``: the course server (the built book at /, the exam under /exam)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,36 +10,101 @@ from pathlib import Path
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="serve the built book at http://HOST:PORT/",
-        description="Serve the HTML book from _build/html. Build it first with 'make book'.",
+        help="run the course server: the book at http://HOST:PORT/, the exam at /exam",
+        description=(
+            "Run the course server with uvicorn: the HTML book from _build/html at /, the "
+            "server-graded exam at /exam, the credential verify page at /exam/verify and the "
+            "issuer's DID document at /.well-known/did.json. Build the book first with "
+            "'make book'. Data (SQLite database in WAL mode, issuer keys, admin token) goes "
+            "in --data-dir unless --database-url or DATABASE_URL names another database."
+        ),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument(
         "--book", type=Path, default=Path("_build/html"), help="built book folder (_build/html)"
     )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("NCCL_COURSE_DATA_DIR", "data")),
+        help="folder for the database, issuer keys and admin token (default ./data)",
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="SQLAlchemy URL, e.g. postgresql://user@host/db (default: $DATABASE_URL, else "
+        "SQLite in the data folder)",
+    )
+    parser.add_argument(
+        "--quizzes", type=Path, default=Path("quizzes"), help="question banks folder (quizzes)"
+    )
+    parser.add_argument(
+        "--blueprint",
+        type=Path,
+        default=None,
+        help="exam blueprint (default: QUIZZES/exam.yml)",
+    )
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        help="the URL learners use to reach the server; names the did:web issuer "
+        "(default http://HOST:PORT)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
-    import functools
-    import http.server
+    import logging
 
+    import uvicorn
+
+    from nccl_course.exam.app import create_app
+    from nccl_course.exam.blueprint import BlueprintError
+    from nccl_course.exam.settings import Settings
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     book = args.book.resolve()
     if not (book / "index.html").exists():
-        print(f"error: no built book in {book}; run 'make book' first.", file=sys.stderr)
-        return 1
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(book))
+        print(
+            f"warning: no built book in {book}; / shows a page saying to run 'make book'",
+            file=sys.stderr,
+        )
+    settings = Settings.from_env(
+        data_dir=args.data_dir,
+        database_url=args.database_url,
+        book_dir=book,
+        quizzes_dir=args.quizzes,
+        blueprint_path=args.blueprint,
+        public_url=args.public_url or f"http://{args.host}:{args.port}",
+    )
     try:
-        server = http.server.ThreadingHTTPServer((args.host, args.port), handler)
+        app = create_app(settings)
+    except BlueprintError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a database that cannot be reached or migrated
+        print(f"error: cannot start the course server: {exc}", file=sys.stderr)
+        return 1
+    token_note = (
+        "from NCCL_COURSE_ADMIN_TOKEN"
+        if os.environ.get("NCCL_COURSE_ADMIN_TOKEN")
+        else f"in {settings.data_dir / 'admin-token'}"
+    )
+    print(
+        f"Serving the course at http://{args.host}:{args.port}/ and the exam at "
+        f"http://{args.host}:{args.port}/exam (admin token {token_note}; Ctrl-C stops)",
+        flush=True,
+    )
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    print(f"Serving the course at http://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("\nstopped", flush=True)
     finally:
-        server.server_close()
+        app.state.db.dispose()
     return 0

@@ -1,0 +1,409 @@
+/* The exam page: register or sign in, start or resume an attempt, answer (each answer is
+   saved on the server as it is given), watch the timer, submit, read the result and download
+   the certificate. Grading happens on the server only; this page never sees an answer key. */
+"use strict";
+
+const KEY_STORAGE = "nccl-course-learner-key";
+const state = { token: localStorage.getItem(KEY_STORAGE), exam: null, attempt: null,
+  deadline: 0, timerId: null, saves: new Map(), submitting: false };
+
+const $ = (id) => document.getElementById(id);
+const show = (id, on = true) => { $(id).hidden = !on; };
+
+function message(text, isError = false) {
+  const el = $("message");
+  el.textContent = text || "";
+  el.className = isError ? "message error" : "message";
+  el.hidden = !text;
+}
+
+async function api(method, url, body) {
+  return requestJson(method, url, { body, token: state.token });
+}
+
+function showOnly(section) {
+  for (const id of ["auth", "home", "attempt", "result"]) show(id, id === section);
+}
+
+/* ---- start-up, registration, sign-in -------------------------------------------------- */
+async function boot() {
+  try {
+    state.exam = await requestJson("GET", "/exam/api/exam");
+  } catch (err) {
+    message(`The exam server is not answering: ${err.message}`, true);
+    return;
+  }
+  const ex = state.exam;
+  $("exam-title").textContent = ex.title;
+  $("exam-heading").textContent = ex.title;
+  $("rules").textContent = `${ex.question_count} questions, ${Math.round(ex.time_limit_s / 60)} minutes, `
+    + `pass mark ${Math.round(ex.pass_score * 100)} %, at most ${ex.max_attempts} attempts. `
+    + "Questions are drawn at random for each attempt; numbers in calculation questions change too.";
+  if (ex.problems && ex.problems.length) {
+    $("problems").textContent = "Note: " + ex.problems.join("; ");
+    show("problems");
+  }
+  if (state.token) await home(); else showOnly("auth");
+}
+
+$("register-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  try {
+    const data = await requestJson("POST", "/exam/api/register",
+      { body: { name: $("name").value, email: $("email").value } });
+    state.token = data.token;
+    localStorage.setItem(KEY_STORAGE, data.token);
+    message("Registered. Your learner key is shown below: keep a copy.");
+    await home();
+  } catch (err) { message(err.message, true); }
+});
+
+$("signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  state.token = $("learner-key").value.trim();
+  localStorage.setItem(KEY_STORAGE, state.token);
+  await home();
+});
+
+$("signout").addEventListener("click", () => {
+  localStorage.removeItem(KEY_STORAGE);
+  state.token = null;
+  message("");
+  showOnly("auth");
+});
+
+async function home() {
+  let me;
+  try {
+    me = await api("GET", "/exam/api/me");
+  } catch (err) {
+    if (err.status === 401) {
+      localStorage.removeItem(KEY_STORAGE);
+      state.token = null;
+      message(err.message, true);
+      showOnly("auth");
+      return;
+    }
+    message(err.message, true);
+    return;
+  }
+  stopTimer();
+  $("learner-name").textContent = me.learner.name;
+  $("learner-key-shown").textContent = state.token;
+  const open = me.attempts.find((a) => a.status === "open");
+  const passed = me.attempts.some((a) => a.passed);
+  $("attempts-left").textContent = `Attempts used: ${me.attempts_used} of ${state.exam.max_attempts}.`;
+  $("start").textContent = open ? "Resume the exam" : "Start the exam";
+  $("start").disabled = !open && (passed || me.attempts_left === 0);
+  const list = $("attempt-list");
+  list.innerHTML = "";
+  for (const a of me.attempts) {
+    const li = document.createElement("li");
+    const score = a.score === null ? "" : ` - ${(a.score * 100).toFixed(1)} %, ${a.passed ? "passed" : "not passed"}`;
+    li.textContent = `Attempt ${a.number}: ${a.status}${score} `;
+    if (a.status !== "open") {
+      const link = document.createElement("button");
+      link.type = "button";
+      link.className = "secondary";
+      link.textContent = "Show result";
+      link.addEventListener("click", () => openAttempt(a.id));
+      li.appendChild(link);
+    }
+    list.appendChild(li);
+  }
+  showOnly("home");
+}
+
+$("start").addEventListener("click", async () => {
+  try {
+    const attempt = await api("POST", "/exam/api/attempts");
+    message("");
+    renderAttempt(attempt);
+  } catch (err) { message(err.message, true); }
+});
+
+$("back-home").addEventListener("click", () => home());
+
+async function openAttempt(id) {
+  try {
+    const attempt = await api("GET", `/exam/api/attempts/${id}`);
+    if (attempt.status === "open") renderAttempt(attempt); else renderResult(attempt);
+  } catch (err) { message(err.message, true); }
+}
+
+/* ---- answering ------------------------------------------------------------------------- */
+function renderAttempt(attempt) {
+  state.attempt = attempt;
+  state.saves = new Map();
+  $("attempt-heading").textContent = `Attempt ${attempt.number}`;
+  const list = $("questions");
+  list.innerHTML = "";
+  for (const item of attempt.questions) list.appendChild(renderQuestion(item));
+  updateUnanswered();
+  startTimer(attempt.remaining_s);
+  showOnly("attempt");
+}
+
+function renderQuestion(item) {
+  const q = item.question;
+  const li = document.createElement("li");
+  li.className = "question";
+  li.dataset.index = item.index;
+  li.dataset.type = q.type;
+  li.innerHTML = `<div class="prompt">${renderMarkdown(q.prompt)}</div>`;
+  const controls = document.createElement("div");
+  controls.className = "controls";
+  li.appendChild(controls);
+  const status = document.createElement("div");
+  status.className = "save-status";
+  status.setAttribute("aria-live", "polite");
+  li.appendChild(status);
+  const answered = item.response !== null && item.response !== undefined;
+  if (answered) setStatus(li, "saved", "Saved");
+  const name = `q${item.index}`;
+  const save = (response) => queueSave(li, item.index, response);
+
+  if (q.type === "single" || q.type === "multiple") {
+    q.choices.forEach((text, i) => {
+      const label = document.createElement("label");
+      label.className = "option";
+      const input = document.createElement("input");
+      input.type = q.type === "single" ? "radio" : "checkbox";
+      input.name = name;
+      input.value = String(i);
+      if (answered) input.checked = q.type === "single" ? item.response === i : item.response.includes(i);
+      input.addEventListener("change", () => {
+        if (q.type === "single") save(i);
+        else save([...controls.querySelectorAll("input:checked")].map((el) => Number(el.value)));
+      });
+      const span = document.createElement("span");
+      span.innerHTML = renderInline(text);
+      label.append(input, span);
+      controls.appendChild(label);
+    });
+  } else if (q.type === "numeric" || q.type === "text") {
+    const input = document.createElement("input");
+    input.type = "text";
+    input.name = name;
+    input.className = "answer-input";
+    input.autocomplete = "off";
+    if (answered) input.value = String(item.response);
+    let timer = null;
+    const commit = () => { clearTimeout(timer); if (input.value.trim()) save(input.value.trim()); };
+    input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(commit, 600); });
+    input.addEventListener("change", commit);
+    controls.appendChild(input);
+    if (q.type === "numeric") {
+      const hint = document.createElement("span");
+      hint.className = "note";
+      hint.textContent = q.unit ? ` in ${q.unit} (or with a unit: ${(q.units || []).join(", ")})` : " (a number)";
+      controls.appendChild(hint);
+    }
+  } else if (q.type === "ordering") {
+    // One position selector per item; the response lists item indices first to last.
+    const n = q.items.length;
+    const selects = q.items.map((text, i) => {
+      const label = document.createElement("label");
+      label.className = "option";
+      const select = document.createElement("select");
+      select.name = `${name}-item${i}`;
+      select.dataset.item = String(i);
+      select.innerHTML = `<option value="">position...</option>`
+        + Array.from({ length: n }, (_, p) => `<option value="${p}">${p + 1}</option>`).join("");
+      if (answered) select.value = String(item.response.indexOf(i));
+      const span = document.createElement("span");
+      span.innerHTML = renderInline(text);
+      label.append(select, span);
+      controls.appendChild(label);
+      return select;
+    });
+    const onChange = () => {
+      const positions = selects.map((s) => s.value);
+      if (positions.some((p) => p === "")) { setStatus(li, "", "Give every item a position."); return; }
+      if (new Set(positions).size !== n) { setStatus(li, "failed", "Use each position once."); return; }
+      const order = new Array(n);
+      positions.forEach((p, i) => { order[Number(p)] = i; });
+      save(order);
+    };
+    selects.forEach((s) => s.addEventListener("change", onChange));
+  } else if (q.type === "matching") {
+    const selects = q.left.map((text, i) => {
+      const label = document.createElement("label");
+      label.className = "option";
+      const span = document.createElement("span");
+      span.innerHTML = renderInline(text) + " &rarr; ";
+      const select = document.createElement("select");
+      select.name = `${name}-left${i}`;
+      select.innerHTML = `<option value="">choose...</option>`
+        + q.right.map((r, j) => `<option value="${j}">${escapeHtml(r)}</option>`).join("");
+      if (answered) select.value = String(item.response[i]);
+      label.append(span, select);
+      controls.appendChild(label);
+      return select;
+    });
+    const onChange = () => {
+      if (selects.some((s) => s.value === "")) { setStatus(li, "", "Match every item to save."); return; }
+      save(selects.map((s) => Number(s.value)));
+    };
+    selects.forEach((s) => s.addEventListener("change", onChange));
+  } else {
+    controls.textContent = `Unsupported question type ${q.type}.`;
+  }
+  return li;
+}
+
+function setStatus(li, kind, text) {
+  const el = li.querySelector(".save-status");
+  el.className = `save-status ${kind}`;
+  el.textContent = text;
+  li.dataset.saved = kind === "saved" ? "yes" : "no";
+  updateUnanswered();
+}
+
+function updateUnanswered() {
+  const items = [...document.querySelectorAll("#questions .question")];
+  const missing = items.filter((li) => li.dataset.saved !== "yes").length;
+  $("unanswered").textContent = missing ? `${missing} of ${items.length} questions have no saved answer.` : "Every question has a saved answer.";
+}
+
+// One save in flight per question; a newer answer replaces a queued one. Network failures
+// are retried (the server treats a repeated save as the same answer).
+function queueSave(li, index, response) {
+  const entry = state.saves.get(index) || { running: null, next: undefined };
+  entry.next = response;
+  state.saves.set(index, entry);
+  setStatus(li, "", "Saving...");
+  if (!entry.running) entry.running = drain(li, index, entry);
+  return entry.running;
+}
+
+async function drain(li, index, entry) {
+  while (entry.next !== undefined) {
+    const response = entry.next;
+    entry.next = undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const ack = await api("PUT", `/exam/api/attempts/${state.attempt.id}/answers/${index}`, { response });
+        if (entry.next === undefined) setStatus(li, "saved", `Saved (${new Date(ack.saved_at).toLocaleTimeString()})`);
+        break;
+      } catch (err) {
+        if (err.status && err.status < 500) { setStatus(li, "failed", `Not saved: ${err.message}`); break; }
+        if (attempt >= 5) { setStatus(li, "failed", "Not saved: the server is not answering."); break; }
+        setStatus(li, "failed", "Not saved yet: retrying...");
+        await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+      }
+    }
+  }
+  entry.running = null;
+}
+
+async function settleSaves() {
+  for (const entry of state.saves.values()) if (entry.running) await entry.running;
+}
+
+/* ---- timer and submission -------------------------------------------------------------- */
+function startTimer(remainingS) {
+  stopTimer();
+  state.deadline = Date.now() + remainingS * 1000;
+  const tick = () => {
+    const left = Math.max(0, Math.round((state.deadline - Date.now()) / 1000));
+    const el = $("timer");
+    el.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+    el.classList.toggle("low", left < 120);
+    if (left === 0) { stopTimer(); submit(true); }
+  };
+  show("timer");
+  tick();
+  state.timerId = setInterval(tick, 1000);
+}
+
+function stopTimer() {
+  if (state.timerId) clearInterval(state.timerId);
+  state.timerId = null;
+  show("timer", false);
+}
+
+$("submit").addEventListener("click", () => submit(false));
+
+async function submit(timeUp) {
+  if (state.submitting || !state.attempt) return;
+  if (!timeUp) {
+    const missing = [...document.querySelectorAll("#questions .question")].filter((li) => li.dataset.saved !== "yes").length;
+    if (missing && !confirm(`${missing} questions have no saved answer. Submit anyway?`)) return;
+  }
+  state.submitting = true;
+  $("submit").disabled = true;
+  try {
+    await settleSaves();
+    const result = await api("POST", `/exam/api/attempts/${state.attempt.id}/submit`);
+    stopTimer();
+    message(timeUp ? "Time is up: the exam was graded with the answers saved in time." : "");
+    renderResult(result);
+  } catch (err) {
+    message(`Submitting failed (${err.message}); press Submit again: it is safe to repeat.`, true);
+  } finally {
+    state.submitting = false;
+    $("submit").disabled = false;
+  }
+}
+
+/* ---- result and certificate ------------------------------------------------------------ */
+function describeResponse(q, response) {
+  if (response === null || response === undefined) return "no answer";
+  if (q.type === "single") return q.choices[response];
+  if (q.type === "multiple") return response.map((i) => q.choices[i]).join("; ") || "none selected";
+  if (q.type === "ordering") return response.map((i) => q.items[i]).join(" \u2192 ");
+  if (q.type === "matching") return response.map((j, i) => `${q.left[i]} \u2192 ${q.right[j]}`).join("; ");
+  return String(response);
+}
+
+function renderResult(attempt) {
+  stopTimer();
+  state.attempt = attempt;
+  const pct = (attempt.score * 100).toFixed(1);
+  const score = $("score");
+  score.textContent = `${pct} % (${attempt.points} of ${attempt.max_points} points): `
+    + (attempt.passed ? "passed" : `not passed (pass mark ${Math.round(attempt.pass_score * 100)} %)`);
+  score.className = `score ${attempt.passed ? "good" : "bad"}`;
+  show("credential", Boolean(attempt.passed && attempt.credential_id));
+  show("revoked", Boolean(attempt.revoked));
+  if (attempt.credential_id) {
+    $("verify-link").href = `/exam/verify?id=${encodeURIComponent(attempt.credential_id)}`;
+  }
+  const list = $("feedback");
+  list.innerHTML = "";
+  for (const item of attempt.questions) {
+    const li = document.createElement("li");
+    li.className = "question";
+    li.dataset.index = item.index;
+    const verdict = item.correct ? "right" : (item.score > 0 ? "partly right" : "wrong");
+    li.innerHTML = `<div class="prompt">${renderMarkdown(item.question.prompt)}</div>
+      <div class="meta">Your answer: ${escapeHtml(describeResponse(item.question, item.response))}</div>
+      <div class="feedback ${item.correct ? "right" : "wrong"}"><strong>${verdict}</strong>
+      (${(item.score ?? 0).toFixed(2)} points)${renderMarkdown(item.feedback || "")}</div>`;
+    list.appendChild(li);
+  }
+  showOnly("result");
+}
+
+async function download(path, filename) {
+  try {
+    const response = await fetch(path, { headers: { Authorization: `Bearer ${state.token}` }, cache: "no-store" });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const blob = await response.blob();
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = filename;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (err) { message(`Download failed: ${err.message}`, true); }
+}
+
+$("download-json").addEventListener("click", () => download(`/exam/api/attempts/${state.attempt.id}/credential`, "nccl-course-credential.json"));
+$("download-pdf").addEventListener("click", () => download(`/exam/api/attempts/${state.attempt.id}/certificate.pdf`, "nccl-course-certificate.pdf"));
+$("download-png").addEventListener("click", () => download(`/exam/api/attempts/${state.attempt.id}/certificate.png`, "nccl-course-certificate.png"));
+
+boot();
