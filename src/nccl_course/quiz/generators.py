@@ -19,14 +19,29 @@ from dataclasses import dataclass, field
 from nccl_course.cost import algbw, busbw, busbw_factor, closed_form_time
 from nccl_course.units import format_size
 
+# A common mistake is only worth naming when its value stands clear of the answer.
+MISTAKE_MIN_REL_DISTANCE = 0.05
+
 
 @dataclass(frozen=True)
 class Draw:
-    """One draw: the parameters shown to the learner, the answer, and common wrong answers."""
+    """One draw: the parameters shown to the learner, the answer, and common wrong answers.
+
+    Mistakes closer to the answer than MISTAKE_MIN_REL_DISTANCE (relative) are dropped: for some
+    draws a mistake makes no difference (e.g. leaving out a latency that is negligible).
+    """
 
     params: dict
     answer: float
     mistakes: list[tuple[float, str]] = field(default_factory=list)
+
+    def __post_init__(self):
+        kept = [
+            (float(v), text)
+            for v, text in self.mistakes
+            if v > 0 and abs(v - self.answer) > MISTAKE_MIN_REL_DISTANCE * abs(self.answer)
+        ]
+        object.__setattr__(self, "mistakes", kept)
 
 
 Generator = Callable[..., Draw]
@@ -136,7 +151,7 @@ def collective_time_from_busbw(rng: random.Random, collective: str = "all_reduce
             "1 MiB = 1.049e6 bytes, while GB/s means 1e9 bytes per second.",
         )
     )
-    return Draw(params, seconds * 1e3, [m for m in mistakes if m[0] > 0])
+    return Draw(params, seconds * 1e3, mistakes)
 
 
 @generator("allreduce_time_from_busbw")
@@ -248,7 +263,7 @@ def ring_bytes_sent_per_rank(rng: random.Random, collective: str = "all_reduce")
                 "That is one phase. A ring all-reduce has two: reduce-scatter, then all-gather.",
             )
         )
-    return Draw(params, mib, [m for m in mistakes if abs(m[0] - mib) > 1e-9 * mib])
+    return Draw(params, mib, mistakes)
 
 
 @generator("pipelined_broadcast_time")

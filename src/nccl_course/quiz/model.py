@@ -116,7 +116,10 @@ class Question:
             draw = _generators.resolve(self.generator)(rng, **self.options)
             params = dict(draw.params)
             answer = float(draw.answer)
-            mistakes = [(float(v), text) for v, text in draw.mistakes] + mistakes
+            # A drawn mistake that lands inside the tolerance would be graded right anyway.
+            tol = tolerance(answer, self.rel, self.abs, self.sig_figs)
+            drawn = [(float(v), t) for v, t in draw.mistakes if abs(float(v) - answer) > tol]
+            mistakes = drawn + mistakes
 
         def fill(text: str) -> str:
             return fill_placeholders(text, params)
@@ -240,6 +243,21 @@ class QuestionInstance:
             data["left"] = list(self.left)
             data["right"] = list(self.right)
         return data
+
+    def correct_response(self):
+        """A response that scores 1, in the format of quizzes/README.md (for tests and demos)."""
+        q = self.question
+        if q.type == "single":
+            return next(i for i, c in enumerate(self.choices) if c.correct)
+        if q.type == "multiple":
+            return [i for i, c in enumerate(self.choices) if c.correct]
+        if q.type == "numeric":
+            return self.answer
+        if q.type == "ordering":
+            return list(self.order)
+        if q.type == "matching":
+            return list(self.match)
+        return self.answers[0]
 
     def key(self) -> dict:
         """The answer key, JSON-safe. Server-side only (the practice pages embed it, by design)."""
@@ -390,7 +408,7 @@ def _text(raw: dict, key: str, errors: list[str], required: bool = True, where: 
     if not isinstance(value, str) or (required and not value.strip()):
         errors.append(f"'{name}' must be a non-empty string (markdown)")
         return ""
-    return value
+    return value.strip()
 
 
 def _feedback_pair(raw: dict, errors: list[str]) -> tuple[str, str]:

@@ -1,0 +1,115 @@
+"""Every built-in generator's answer, recomputed here from the drawn parameters with formulas
+written out independently (nccl-tests' busbw factors, the alpha-beta closed forms)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from nccl_course.quiz.generators import GENERATORS, Draw, resolve
+
+BINARY = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def size_bytes(text: str) -> int:
+    number, unit = text.split()
+    return int(float(number) * BINARY[unit])
+
+
+def factor(collective: str, p: int) -> float:
+    # nccl-tests doc/PERFORMANCE.md
+    return {
+        "all-reduce": 2 * (p - 1) / p,
+        "all-gather": (p - 1) / p,
+        "reduce-scatter": (p - 1) / p,
+        "all-to-all": (p - 1) / p,
+        "broadcast": 1.0,
+        "reduce": 1.0,
+    }[collective]
+
+
+def expected(name: str, params: dict) -> float:
+    s = size_bytes(params["size"])
+    if name in ("collective_time_from_busbw", "allreduce_time_from_busbw"):
+        p = params["ranks"]
+        return s * factor(params["collective"], p) / (float(params["busbw"]) * 1e9) * 1e3
+    if name == "busbw_from_time":
+        p = params["ranks"]
+        return s / (float(params["ms"]) * 1e-3) / 1e9 * factor(params["collective"], p)
+    if name == "algbw_from_time":
+        return s / (float(params["ms"]) * 1e-3) / 1e9
+    if name == "ring_allreduce_alpha_beta":
+        p, alpha = params["ranks"], float(params["alpha_us"]) * 1e-6
+        link = float(params["link"]) * 1e9
+        return (2 * (p - 1) * alpha + 2 * (p - 1) / p * s / link) * 1e3
+    if name == "ring_bytes_sent_per_rank":
+        p = params["ranks"]
+        return factor(params["collective"], p) * s / 2**20
+    if name == "pipelined_broadcast_time":
+        p, k = params["ranks"], params["chunks"]
+        alpha, link = float(params["alpha_us"]) * 1e-6, float(params["link"]) * 1e9
+        return (p + k - 2) * (alpha + s / k / link) * 1e3
+    raise AssertionError(f"no independent formula for generator {name!r}: add one here")
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_generator_answer_matches_independent_formula(name):
+    fn = GENERATORS[name]
+    seen = set()
+    for seed in range(40):
+        draw = fn(random.Random(seed))
+        assert isinstance(draw, Draw)
+        assert draw.answer == pytest.approx(expected(name, draw.params), rel=1e-12)
+        seen.add(round(draw.answer, 9))
+        for value, feedback in draw.mistakes:
+            assert feedback.strip()
+            assert abs(value - draw.answer) > 0.02 * abs(draw.answer), (name, draw.params, value)
+    assert len(seen) > 5, f"{name}: 40 seeds gave only {len(seen)} different answers"
+
+
+@pytest.mark.parametrize("collective", ["all_gather", "reduce_scatter", "all_to_all", "broadcast"])
+def test_collective_options(collective):
+    for seed in range(10):
+        draw = GENERATORS["collective_time_from_busbw"](random.Random(seed), collective=collective)
+        assert draw.answer == pytest.approx(
+            expected("collective_time_from_busbw", draw.params), rel=1e-12
+        )
+        draw = GENERATORS["busbw_from_time"](random.Random(seed), collective=collective)
+        assert draw.answer == pytest.approx(expected("busbw_from_time", draw.params), rel=1e-12)
+
+
+class Scripted(random.Random):
+    """An RNG whose choice() returns scripted values, to pin a generator to a known case."""
+
+    def __init__(self, values):
+        super().__init__(0)
+        self.values = list(values)
+
+    def choice(self, seq):
+        value = self.values.pop(0)
+        assert value in seq, (value, seq)
+        return value
+
+
+def test_issue_example_8_ranks_4gib_370():
+    # 8 ranks, 4 GiB, 370 GB/s busbw: t = 4 * 2^30 * 1.75 / 370e9 s = 20.31 ms
+    draw = GENERATORS["allreduce_time_from_busbw"](Scripted([8, 4 * 2**30, 370.0]))
+    assert draw.params["size"] == "4 GiB"
+    assert draw.answer == pytest.approx(20.3138, rel=1e-4)
+
+
+def test_ring_alpha_beta_known_case():
+    # p=4, 1 GiB, alpha 5 us, 100 GB/s: 6*5us + 1.5 * 2^30 / 1e11 s = 0.03 + 16.106 ms
+    draw = GENERATORS["ring_allreduce_alpha_beta"](Scripted([4, 2**30, 5.0, 100.0]))
+    assert draw.answer == pytest.approx(0.03 + 16.10612736, rel=1e-9)
+
+
+def test_resolve_dotted_name_and_errors():
+    assert resolve("nccl_course.quiz.generators:algbw_from_time") is GENERATORS["algbw_from_time"]
+    with pytest.raises(LookupError, match="not found"):
+        resolve("nope")
+    with pytest.raises(LookupError, match="cannot be imported"):
+        resolve("nccl_course.no_such_module:fn")
+    with pytest.raises(LookupError, match="no function"):
+        resolve("nccl_course.quiz.generators:no_such_fn")
