@@ -107,7 +107,7 @@ def test_chapter_has_every_part_in_order(page: Path):
         ("references", position(r"^## References", "a '## References' section")),
     ]
     found = [(name, pos) for name, pos in order if pos >= 0]
-    for (a, pa), (b, pb) in zip(found, found[1:]):
+    for (a, pa), (b, pb) in zip(found, found[1:], strict=False):
         if pa > pb:
             problems.append(f"'{a}' comes after '{b}'")
 
