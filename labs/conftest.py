@@ -6,6 +6,7 @@
 - ``lab_module``: that file, imported (tests may call its single-process helpers directly).
 - ``lab_launch``: ``lab_launch("worker", world_size, args=...)`` runs a function of the file on
   ``world_size`` ranks with the lab's timeout and returns the per-rank results.
+- ``lab_once``: like ``lab_launch`` for any target, run once per module and cached.
 - ``world_size``: any test taking it runs once per lab.yaml ``world_sizes`` (override with
   $NCCL_COURSE_WORLD_SIZES, e.g. "2" or "2,4").
 
@@ -87,5 +88,37 @@ def lab_launch(lab_file, lab_config, lab_backend):
             backend=lab_backend,
             timeout_s=timeout_s or lab_config["timeout_s"],
         )
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def lab_once(lab_config, lab_backend):
+    """``lab_once(target, world_size, args=())``: like ``launch``, but each (target, world size,
+    args) runs once per test module and later calls get the same results (or the same error).
+    Lets several small tests check one launch."""
+    done: dict = {}
+
+    def run(target, world_size: int, *, args=(), timeout_s=None):
+        key = (tuple(str(t) for t in target) if isinstance(target, tuple) else target, world_size)
+        key = (*key, repr(args))
+        if key not in done:
+            try:
+                done[key] = (
+                    True,
+                    launch(
+                        target,
+                        world_size,
+                        args=args,
+                        backend=lab_backend,
+                        timeout_s=timeout_s or lab_config["timeout_s"],
+                    ),
+                )
+            except Exception as exc:
+                done[key] = (False, exc)
+        ok, value = done[key]
+        if not ok:
+            raise value
+        return value
 
     return run

@@ -1,0 +1,16 @@
+"""Runs on every rank: calls the learner's lab 01 functions and returns what each part gave."""
+
+from nccl_course.dist.launch import load_file_module
+from nccl_course.labs.parts import run_parts
+
+
+def check_all(lab_file):
+    lab = load_file_module(lab_file)
+    return run_parts(
+        {
+            "whoami": lab.whoami,
+            "parity_groups": lab.parity_groups,
+            "placements": lab.placements,
+        },
+        lab_file,
+    )
