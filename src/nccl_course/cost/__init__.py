@@ -1,13 +1,37 @@
-"""Cost model: alpha-beta-gamma closed forms, bus-bandwidth factors, hardware presets."""
+"""Cost model: alpha-beta-gamma closed forms, schedule costs on topologies, bus-bandwidth factors,
+hardware presets, predictions and the comparison with published measurements."""
 
 from nccl_course.cost.busbw import COLLECTIVES, algbw, busbw, busbw_factor
 from nccl_course.cost.formulas import CLOSED_FORMS, closed_form_time
+from nccl_course.cost.model import (
+    Prediction,
+    algorithms_for,
+    crossovers,
+    nvls_allreduce_time,
+    predict,
+    sweep_times,
+)
+from nccl_course.cost.presets import PRESETS, Preset, get_preset
+from nccl_course.cost.topology import StepCosts, Topology, schedule_time, step_costs
 
 __all__ = [
-    "COLLECTIVES",
     "CLOSED_FORMS",
+    "COLLECTIVES",
+    "PRESETS",
+    "Prediction",
+    "Preset",
+    "StepCosts",
+    "Topology",
     "algbw",
+    "algorithms_for",
     "busbw",
     "busbw_factor",
     "closed_form_time",
+    "crossovers",
+    "get_preset",
+    "nvls_allreduce_time",
+    "predict",
+    "schedule_time",
+    "step_costs",
+    "sweep_times",
 ]

@@ -72,36 +72,27 @@ def chain_reduce(p: int, k: int, root: int):
 def _binary_tree_down(sb: StepBuilder, p, k, node_to_rank, chunk0, first_step):
     """Pipelined broadcast down a heap-ordered binary tree: a node at depth d forwards piece j
     to its children at step first_step + d + j."""
-    child = np.arange(1, p)
+    child = np.arange(1, p)[:, None]
     parent = (child - 1) // 2
-    d = heap_depth(parent)
-    for j in range(k):
-        for depth in np.unique(d):
-            sel = d == depth
-            sb.add(
-                first_step + int(depth) + j,
-                node_to_rank(parent[sel]),
-                node_to_rank(child[sel]),
-                chunk0 + j,
-            )
+    j = np.arange(k)[None, :]
+    sb.add(
+        first_step + heap_depth(parent) + j, node_to_rank(parent), node_to_rank(child), chunk0 + j
+    )
 
 
 def _binary_tree_up(sb: StepBuilder, p, k, node_to_rank, chunk0, first_step):
     """Pipelined reduction up a heap-ordered binary tree of depth D: a node at depth d adds
     piece j into its parent at step first_step + (D - d) + j, after its own children did."""
-    node = np.arange(1, p)
-    d = heap_depth(node)
+    node = np.arange(1, p)[:, None]
     D = int(heap_depth(p - 1))
-    for j in range(k):
-        for depth in np.unique(d):
-            sel = d == depth
-            sb.add(
-                first_step + D - int(depth) + j,
-                node_to_rank(node[sel]),
-                node_to_rank((node[sel] - 1) // 2),
-                chunk0 + j,
-                True,
-            )
+    j = np.arange(k)[None, :]
+    sb.add(
+        first_step + D - heap_depth(node) + j,
+        node_to_rank(node),
+        node_to_rank((node - 1) // 2),
+        chunk0 + j,
+        True,
+    )
 
 
 def binary_tree_broadcast(p: int, k: int, root: int):

@@ -183,37 +183,43 @@ class Schedule:
 
 
 class StepBuilder:
-    """Collects transfers per step index; ``add`` broadcasts scalars and arrays together, so a
-    whole ring step is one call."""
+    """Collects transfers with their step indices; ``add`` broadcasts scalars and arrays
+    together (the step index too), so a whole ring step, or a whole pipelined tree, is one
+    call."""
 
     def __init__(self) -> None:
-        self._parts: dict[int, list[tuple[np.ndarray, ...]]] = {}
+        self._parts: list[tuple[np.ndarray, ...]] = []
 
-    def add(self, step: int, src, dst, chunk, reduce=False) -> None:
-        src, dst, chunk, red = np.broadcast_arrays(
+    def add(self, step, src, dst, chunk, reduce=False) -> None:
+        cols = np.broadcast_arrays(
+            np.asarray(step, dtype=np.int64),
             np.asarray(src, dtype=np.int64),
             np.asarray(dst, dtype=np.int64),
             np.asarray(chunk, dtype=np.int64),
             np.asarray(reduce, dtype=bool),
         )
-        if src.size == 0:
-            return
-        self._parts.setdefault(step, []).append(
-            (src.ravel(), dst.ravel(), chunk.ravel(), red.ravel())
-        )
+        if cols[0].size:
+            self._parts.append(tuple(c.ravel() for c in cols))
 
     def add_message(self, step: int, src: int, dst: int, chunk_ids, reduce=False) -> None:
         """A message from src to dst carrying several chunks."""
-        chunk_ids = np.asarray(chunk_ids, dtype=np.int64).ravel()
-        self.add(step, src, dst, chunk_ids, reduce)
+        self.add(step, src, dst, np.asarray(chunk_ids, dtype=np.int64).ravel(), reduce)
 
     def build(self) -> list[Step]:
+        """The steps in order; step indices with nothing to do are dropped."""
         if not self._parts:
             return []
-        steps = []
-        for index in range(max(self._parts) + 1):
-            parts = self._parts.get(index, [])
-            if not parts:
-                continue  # a step with nothing to do is not a step
-            steps.append(Step(*(np.concatenate(col) for col in zip(*parts, strict=True))))
-        return steps
+        step, src, dst, chunk, red = (np.concatenate(c) for c in zip(*self._parts, strict=True))
+        order = np.argsort(step, kind="stable")
+        step, src, dst, chunk, red = step[order], src[order], dst[order], chunk[order], red[order]
+        bounds = np.flatnonzero(np.diff(step)) + 1
+        return [
+            Step(*cols)
+            for cols in zip(
+                np.split(src, bounds),
+                np.split(dst, bounds),
+                np.split(chunk, bounds),
+                np.split(red, bounds),
+                strict=True,
+            )
+        ]

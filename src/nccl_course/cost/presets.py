@@ -1,0 +1,182 @@
+"""Hardware presets: nominal link speeds and latencies of common GPU systems, with sources.
+
+Bandwidths are the *nominal* per-direction figures of the hardware, not fitted to any benchmark:
+the model-vs-published table (:mod:`nccl_course.cost.published`) shows how far measured NCCL
+numbers fall below them. Latencies alpha are NCCL's own per-hop estimates for the LL protocol from
+``src/graph/tuning.cc`` (NCCL 2.x): 0.6 us over NVLink, 2.7 us over the network; for PCIe we
+assume 1 us (an assumption, stated as such). gamma (reduction time per byte) is 0 for GPUs: NCCL
+fuses the addition into its copy kernels, and HBM bandwidth (several TB/s) does not limit a
+reduction fed by a link of at most 450 GB/s.
+
+Units: seconds, bytes/s (GB/s = 1e9 bytes/s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nccl_course.cost.topology import Topology
+
+GB = 1e9
+
+SOURCE_NVLINK4 = (
+    "NVLink 4 on H100/H200 SXM: 18 links, 900 GB/s bidirectional = 450 GB/s per direction "
+    "(NVIDIA H100 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/h100/)"
+)
+SOURCE_TUNING = (
+    "NCCL per-hop latency estimates, LL protocol: NVLink ring 0.6 us, network ring 2.7 us "
+    "(NVIDIA/nccl src/graph/tuning.cc, https://github.com/NVIDIA/nccl)"
+)
+SOURCE_NVLS = (
+    "NVLS (NVLink SHARP) all-reduce: NCCL 2.17+, needs 3rd-generation NVSwitch and Hopper or newer "
+    "(NCCL 2.17 release notes, https://docs.nvidia.com/deeplearning/nccl/release-notes/)"
+)
+SOURCE_PCIE = (
+    "PCIe x16 per direction: Gen5 32 GT/s ~63 GB/s, Gen4 16 GT/s ~31.5 GB/s after 128b/130b "
+    "encoding (PCI-SIG specifications, https://pcisig.com/specifications); alpha 1 us assumed"
+)
+SOURCE_NDR = (
+    "InfiniBand NDR: 400 Gb/s = 50 GB/s per port, one NIC per GPU (8 per node), rail-optimised "
+    "(NVIDIA ConnectX-7 / Quantum-2 product pages, https://www.nvidia.com/en-us/networking/)"
+)
+SOURCE_ROCE = (
+    "RoCE v2 at 400 GbE = 50 GB/s per port, one NIC per GPU (8 per node); NCCL's tuning model "
+    "uses the same network latency for IB and RoCE (NVIDIA/nccl src/graph/tuning.cc)"
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A system to predict on. ``ranks``: GPUs in the default configuration; ``alpha_s`` and
+    ``bandwidth_Bps``: latency and per-direction bandwidth of one GPU's link into its node's
+    switch; ``gamma_s_per_byte``: reduction time per byte; multi-node presets also have
+    ``inter_alpha_s`` and ``inter_bandwidth_Bps`` (one NIC per GPU). ``in_network_reduction``:
+    the switch can add (NVLS), which enables the ``nvls`` all-reduce."""
+
+    name: str
+    description: str
+    ranks: int
+    alpha_s: float
+    bandwidth_Bps: float
+    gamma_s_per_byte: float
+    source: tuple[str, ...]
+    ranks_per_node: int = 8
+    inter_alpha_s: float | None = None
+    inter_bandwidth_Bps: float | None = None
+    in_network_reduction: bool = False
+
+    @property
+    def nodes(self) -> int:
+        return -(-self.ranks // self.ranks_per_node)
+
+    @property
+    def beta_s_per_byte(self) -> float:
+        return 1.0 / self.bandwidth_Bps
+
+    def topology(self, ranks: int | None = None) -> Topology:
+        """The preset's topology for ``ranks`` GPUs (default: the preset's own count). A
+        single-node preset asked for more ranks than it has is treated as one bigger switch."""
+        p = self.ranks if ranks is None else int(ranks)
+        if p < 1:
+            raise ValueError(f"rank count must be at least 1, got {p}")
+        if self.inter_bandwidth_Bps is None:
+            return Topology.fully_connected(
+                p, self.alpha_s, self.bandwidth_Bps, self.gamma_s_per_byte
+            )
+        return Topology.multi_node(
+            p,
+            self.ranks_per_node,
+            intra_alpha_s=self.alpha_s,
+            intra_bandwidth_Bps=self.bandwidth_Bps,
+            inter_alpha_s=self.inter_alpha_s,
+            inter_bandwidth_Bps=self.inter_bandwidth_Bps,
+            gamma_s_per_byte=self.gamma_s_per_byte,
+        )
+
+
+_NVLINK = dict(alpha_s=0.6e-6, bandwidth_Bps=450 * GB, gamma_s_per_byte=0.0)
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset(
+            "h100-nvlink",
+            "8x H100 SXM, NVLink 4 through NVSwitch (ring and tree algorithms)",
+            8,
+            source=(SOURCE_NVLINK4, SOURCE_TUNING),
+            **_NVLINK,
+        ),
+        Preset(
+            "h200-nvlink",
+            "8x H200 SXM, NVLink 4 through NVSwitch (ring and tree algorithms)",
+            8,
+            source=(SOURCE_NVLINK4, SOURCE_TUNING),
+            **_NVLINK,
+        ),
+        Preset(
+            "h100-nvls",
+            "8x H100 SXM with NVLink SHARP: the NVSwitch adds (NVLS all-reduce)",
+            8,
+            source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING),
+            in_network_reduction=True,
+            **_NVLINK,
+        ),
+        Preset(
+            "h200-nvls",
+            "8x H200 SXM with NVLink SHARP: the NVSwitch adds (NVLS all-reduce)",
+            8,
+            source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING),
+            in_network_reduction=True,
+            **_NVLINK,
+        ),
+        Preset(
+            "pcie-gen4",
+            "8 GPUs on PCIe Gen4 x16 behind a non-blocking switch, no NVLink",
+            8,
+            alpha_s=1e-6,
+            bandwidth_Bps=31.5 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_PCIE,),
+        ),
+        Preset(
+            "pcie-gen5",
+            "8 GPUs on PCIe Gen5 x16 behind a non-blocking switch, no NVLink",
+            8,
+            alpha_s=1e-6,
+            bandwidth_Bps=63 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_PCIE,),
+        ),
+        Preset(
+            "ib-ndr-2node",
+            "2 nodes x 8 H100 (NVLink 4 inside), 8 InfiniBand NDR 400G NICs per node",
+            16,
+            source=(SOURCE_NVLINK4, SOURCE_NDR, SOURCE_TUNING),
+            inter_alpha_s=2.7e-6,
+            inter_bandwidth_Bps=50 * GB,
+            **_NVLINK,
+        ),
+        Preset(
+            "roce-2node",
+            "2 nodes x 8 H100 (NVLink 4 inside), 8 RoCE 400GbE NICs per node",
+            16,
+            source=(SOURCE_NVLINK4, SOURCE_ROCE, SOURCE_TUNING),
+            inter_alpha_s=2.7e-6,
+            inter_bandwidth_Bps=50 * GB,
+            **_NVLINK,
+        ),
+    ]
+}
+
+
+def get_preset(preset: str | Preset) -> Preset:
+    """A preset by name (or the preset itself); unknown names raise ValueError listing the known."""
+    if isinstance(preset, Preset):
+        return preset
+    try:
+        return PRESETS[preset]
+    except KeyError:
+        raise ValueError(
+            f"unknown preset {preset!r}; known: {', '.join(PRESETS)} "
+            "(see 'nccl-course model --list-presets')"
+        ) from None
