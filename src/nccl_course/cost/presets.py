@@ -41,7 +41,8 @@ SOURCE_NDR = (
 )
 SOURCE_ROCE = (
     "RoCE v2 at 400 GbE = 50 GB/s per port, one NIC per GPU (8 per node); NCCL's tuning model "
-    "uses the same network latency for IB and RoCE (NVIDIA/nccl src/graph/tuning.cc)"
+    "uses the same network latency for IB and RoCE (NVIDIA/nccl src/graph/tuning.cc, "
+    "https://github.com/NVIDIA/nccl)"
 )
 
 

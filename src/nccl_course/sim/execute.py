@@ -148,8 +148,8 @@ def verify_schedule(
 ) -> bool:
     """Run ``schedule`` on random data and compare with :func:`~nccl_course.sim.reference`.
 
-    ``count``: elements per rank (see the layout table); default: enough for every chunk to hold
-    two elements plus a remainder, so padding is exercised. Returns True when every rank's output
+    ``count``: elements per rank (see the layout table); default: three per chunk less one, so
+    every chunk carries data and padding is exercised. Returns True when every rank's output
     equals the numpy definition exactly and False when the data are wrong; raises
     :class:`ScheduleError` for an invalid schedule (bad ids, sending a chunk the sender does not
     hold, two writes to one chunk in a step, an output chunk never delivered).
@@ -163,8 +163,10 @@ def check_schedule(
     """Like :func:`verify_schedule` but returns None when right, else what is wrong."""
     collective, p = schedule.collective, schedule.p
     if count is None:
-        per_block = schedule.num_chunks if collective in layout.BUFFER_COLLECTIVES else None
-        count = 2 * (per_block or schedule.chunks) + 1
+        # 3 elements per chunk, one short: every chunk holds real data (none is all padding)
+        # and the last one exercises the padding.
+        pieces = schedule.num_chunks if collective in layout.BUFFER_COLLECTIVES else schedule.chunks
+        count = 3 * pieces - 1
     inputs = make_inputs(collective, p, count, dtype=dtype, seed=seed, root=schedule.root)
     actual = run_schedule(schedule, inputs)
     expected = layout.reference(collective, inputs, root=schedule.root)

@@ -191,6 +191,21 @@ class StepBuilder:
         self._parts: list[tuple[np.ndarray, ...]] = []
 
     def add(self, step, src, dst, chunk, reduce=False) -> None:
+        if np.ndim(step) == np.ndim(src) == np.ndim(dst) == np.ndim(reduce) == 0:
+            # common case, one message: only the chunk ids vary (skips broadcast_arrays)
+            chunk = np.asarray(chunk, dtype=np.int64).ravel()
+            n = chunk.size
+            if n:
+                self._parts.append(
+                    (
+                        np.full(n, step, dtype=np.int64),
+                        np.full(n, src, dtype=np.int64),
+                        np.full(n, dst, dtype=np.int64),
+                        chunk,
+                        np.full(n, bool(reduce)),
+                    )
+                )
+            return
         cols = np.broadcast_arrays(
             np.asarray(step, dtype=np.int64),
             np.asarray(src, dtype=np.int64),
