@@ -119,7 +119,7 @@ def _grade_multiple(key: dict, response) -> Grade:
     head = {
         "correct": "All correct choices, and nothing else.",
         "partial": f"Partly right: score {score:.2f}.",
-        "incorrect": "Score 0: each wrong pick cancels right ones.",
+        "incorrect": "Score 0.",
     }[outcome]
     return Grade(
         score,

@@ -118,7 +118,13 @@ class Question:
             answer = float(draw.answer)
             # A drawn mistake that lands inside the tolerance would be graded right anyway.
             tol = tolerance(answer, self.rel, self.abs, self.sig_figs)
-            drawn = [(float(v), t) for v, t in draw.mistakes if abs(float(v) - answer) > tol]
+            drawn: list[tuple[float, str]] = []
+            for v, t in draw.mistakes:
+                v = float(v)
+                # keep the first of two mistakes that coincide for this draw
+                clear = all(abs(v - w) > max(self.rel * abs(w), self.abs) for w, _ in drawn)
+                if abs(v - answer) > tol and clear:
+                    drawn.append((v, t))
             mistakes = drawn + mistakes
 
         def fill(text: str) -> str:
