@@ -120,6 +120,9 @@ class OfflineDocumentLoader:
             "contextUrl": None,
             "documentUrl": url,
             "document": self.document(url),
+            # 'static' lets pyld keep the processed context in this loader's cache: the
+            # documents never change for the loader's lifetime.
+            "tag": "static",
         }
 
 
