@@ -1,0 +1,159 @@
+"""Practice quizzes in a notebook, as ipywidgets: ``show_quiz("all-reduce")``.
+
+Graded in the kernel by ``nccl_course.quiz.grade`` (the same function the exam server uses);
+prompts and feedback are markdown turned into HTML with the math left for MathJax.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import string
+from pathlib import Path
+
+from nccl_course.quiz.grading import grade
+from nccl_course.quiz.model import Bank, Question, load_bank
+
+_LETTERS = string.ascii_uppercase
+
+
+def markdown_html(text: str) -> str:
+    """Markdown to HTML; $...$ and $$...$$ are kept for MathJax (HTMLMath typesets them)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    def keep_math(content: str, options: dict) -> str:
+        fence = "$$" if options.get("display_mode") else "$"
+        return f"{fence}{html.escape(content)}{fence}"
+
+    md = MarkdownIt("commonmark").use(dollarmath_plugin, double_inline=True, renderer=keep_math)
+    return md.render(text)
+
+
+def _default_bank_dir() -> Path:
+    here = Path("quizzes")
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (folder / "quizzes").is_dir():
+            return folder / "quizzes"
+    return here
+
+
+class QuestionWidget:
+    """One question: prompt, answer controls, Check (and New variant) buttons, feedback."""
+
+    def __init__(self, question: Question, seed: int, number: int, total: int):
+        import ipywidgets as w
+
+        self.question = question
+        self.seed = seed
+        self.number = number
+        self.total = total
+        self.box = w.VBox(layout=w.Layout(border="1px solid #ccc", padding="6px", margin="6px 0"))
+        self.render()
+
+    def render(self) -> None:
+        import ipywidgets as w
+
+        q = self.question
+        self.inst = q.instantiate(self.seed)
+        inst = self.inst
+        header = f"<b>Question {self.number} of {self.total}</b>"
+        parts = [header, markdown_html(inst.prompt)]
+        self.controls: list = []
+        if q.type in ("single", "multiple"):
+            items = "".join(f"<li>{markdown_html(c.text)}</li>" for c in inst.choices)
+            parts.append(f'<ol type="A">{items}</ol>')
+            letters = list(_LETTERS[: len(inst.choices)])
+            if q.type == "single":
+                self.controls = [w.RadioButtons(options=letters, value=None)]
+            else:
+                self.controls = [w.Checkbox(description=letter, indent=False) for letter in letters]
+        elif q.type in ("numeric", "text"):
+            placeholder = f"answer in {q.unit}" if q.type == "numeric" and q.unit else "answer"
+            self.controls = [w.Text(placeholder=placeholder)]
+        elif q.type == "ordering":
+            items = "".join(f"<li>{markdown_html(t)}</li>" for t in inst.items)
+            parts.append(f"<ol>{items}</ol>")
+            numbers = [str(i + 1) for i in range(len(inst.items))]
+            self.controls = [
+                w.Dropdown(options=numbers, value=None, description=f"place {p + 1}")
+                for p in range(len(inst.items))
+            ]
+        elif q.type == "matching":
+            options = [(r, j) for j, r in enumerate(inst.right)]
+            self.controls = [
+                w.Dropdown(options=options, value=None, description=f"{i + 1}.")
+                for i in range(len(inst.left))
+            ]
+            lefts = "".join(f"<li>{markdown_html(t)}</li>" for t in inst.left)
+            parts.append(f"<ol>{lefts}</ol>")
+        self.check = w.Button(description="Check", button_style="primary")
+        self.check.on_click(lambda _b: self.on_check())
+        buttons = [self.check]
+        if q.parameterized:
+            self.new = w.Button(description="New variant")
+            self.new.on_click(lambda _b: self.on_new())
+            buttons.append(self.new)
+        self.feedback = w.HTMLMath(value="")
+        self.box.children = [
+            w.HTMLMath(value="\n".join(parts)),
+            *self.controls,
+            w.HBox(buttons),
+            self.feedback,
+        ]
+
+    def response(self):
+        q = self.question
+        if q.type == "single":
+            value = self.controls[0].value
+            return None if value is None else _LETTERS.index(value)
+        if q.type == "multiple":
+            return [i for i, c in enumerate(self.controls) if c.value]
+        if q.type in ("numeric", "text"):
+            return self.controls[0].value
+        values = [c.value for c in self.controls]
+        if any(v is None for v in values):
+            return None
+        if q.type == "ordering":
+            return [int(v) - 1 for v in values]
+        return values
+
+    def on_check(self):
+        response = self.response()
+        if response is None or response == "" or response == []:
+            self.feedback.value = "<i>Choose or type an answer first.</i>"
+            return None
+        result = grade(self.inst, response)
+        if result.correct:
+            verdict = '<b style="color:#2e7d32">Correct.</b>'
+        elif result.score > 0:
+            verdict = f'<b style="color:#ef6c00">Partly right: score {result.score:.2f}.</b>'
+        else:
+            verdict = '<b style="color:#c62828">Not quite.</b>'
+        self.feedback.value = verdict + markdown_html(result.feedback)
+        return result
+
+    def on_new(self) -> None:
+        self.seed += 1
+        self.render()
+
+
+def quiz_widgets(bank: Bank, seed: int | None = None) -> list[QuestionWidget]:
+    """One QuestionWidget per question of ``bank``."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(10**6)
+    n = len(bank.questions)
+    return [QuestionWidget(q, seed, i, n) for i, q in enumerate(bank.questions, start=1)]
+
+
+def show_quiz(chapter: str, seed: int | None = None, bank_dir=None):
+    """The practice quiz of ``chapter`` as a VBox: make it a cell's last expression to show it."""
+    import ipywidgets as w
+
+    folder = Path(bank_dir) if bank_dir else _default_bank_dir()
+    bank = load_bank(folder / f"{chapter}.yml")
+    questions = quiz_widgets(bank, seed)
+    title = w.HTML(value=f"<h3>{html.escape(bank.title)}</h3>")
+    box = w.VBox([title, *(q.box for q in questions)])
+    box.questions = questions
+    return box
