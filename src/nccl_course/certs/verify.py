@@ -301,6 +301,12 @@ def verify(
             result.checks.append((name, False, str(exc)))
             result.reason = f"{name}: {exc}"
             return result
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+            # A malformed value the earlier checks did not anticipate: still a verdict.
+            detail = f"malformed {name} data: {type(exc).__name__}: {exc}"
+            result.checks.append((name, False, detail))
+            result.reason = f"{name}: {detail}"
+            return result
         result.checks.append((name, True, detail))
     result.ok = True
     result.reason = "valid: " + "; ".join(f"{n} ok" for n, _, _ in result.checks)
