@@ -312,3 +312,24 @@ def test_mutating_the_fixture_copy_does_not_leak(signed, issuer):
 
 def test_paths_of_vectors_exist():
     assert (Path(__file__).parent / "vectors" / "README.md").exists()
+
+
+def test_a_status_list_that_is_too_short(issuer, credential):
+    from nccl_course.certs.statuslist import encode_bitstring
+
+    status_list = issuer.status_list_credential()
+    del status_list["proof"]
+    status_list["credentialSubject"]["encodedList"] = encode_bitstring([], length=8 * 1024)
+    key = issuer.current_key.private
+    resigned = eddsa.sign(
+        status_list,
+        key,
+        verification_method=issuer.verification_method(),
+        created="2026-03-14T15:09:26Z",
+    )
+    result = run(issuer, credential, status_list=resigned)
+    check(
+        result,
+        "status",
+        "status list http://127.0.0.1:8000/credentials/status/1: the list has 8192",
+    )

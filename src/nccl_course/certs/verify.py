@@ -25,7 +25,7 @@ from nccl_course.certs import eddsa
 from nccl_course.certs.canon import CanonicalizationError
 from nccl_course.certs.credential import parse_datetime
 from nccl_course.certs.loader import VC_V2, OfflineDocumentLoader, loader_for
-from nccl_course.certs.statuslist import StatusListError, bit_at, decode_bitstring
+from nccl_course.certs.statuslist import MIN_ENTRIES, StatusListError, bit_at, decode_bitstring
 
 CHECK_NAMES = ("structure", "contexts", "proof", "validity", "status")
 OB_TYPES = {"OpenBadgeCredential", "AchievementCredential"}
@@ -251,7 +251,14 @@ def _check_status(
             )
         index = int(entry["statusListIndex"])
         try:
-            bit = bit_at(decode_bitstring(subject.get("encodedList", "")), index)
+            bitstring = decode_bitstring(subject.get("encodedList", ""))
+            if len(bitstring) * 8 < MIN_ENTRIES:
+                # STATUS_LIST_LENGTH_ERROR: a short list would tell the issuer who is checked.
+                raise StatusListError(
+                    f"the list has {len(bitstring) * 8} entries, fewer than the minimum "
+                    f"{MIN_ENTRIES:,}"
+                )
+            bit = bit_at(bitstring, index)
         except StatusListError as exc:
             raise CheckFailed(f"{what}{exc}") from None
         if bit:
