@@ -63,25 +63,54 @@ def _check_step(index: int, step: Step, p: int, num_chunks: int, held: np.ndarra
     return bool(same.any())
 
 
+def apply_step(
+    index: int, step: Step, data: np.ndarray, held: np.ndarray, p: int, num_chunks: int
+) -> None:
+    """Check step ``index`` and apply it to ``data[p, num_chunks, m]`` and
+    ``held[p, num_chunks]`` in place."""
+    repeats = _check_step(index, step, p, num_chunks, held)
+    if len(step) == 0:
+        return
+    incoming = data[step.src, step.chunk]  # a copy: every read sees the start of the step
+    red = step.reduce
+    if red.all() and not repeats:
+        data[step.dst, step.chunk] += incoming
+    elif not red.any():
+        data[step.dst, step.chunk] = incoming
+    else:
+        # add.at sums repeated targets (two children reducing into one parent)
+        np.add.at(data, (step.dst[red], step.chunk[red]), incoming[red])
+        copy = ~red
+        data[step.dst[copy], step.chunk[copy]] = incoming[copy]
+    held[step.dst, step.chunk] = True
+
+
 def execute(schedule: Schedule, data: np.ndarray, held: np.ndarray) -> None:
     """Apply every step to ``data[p, num_chunks, m]`` and ``held[p, num_chunks]`` in place."""
-    p, num_chunks = schedule.p, schedule.num_chunks
     for index, step in enumerate(schedule.step_arrays):
-        repeats = _check_step(index, step, p, num_chunks, held)
-        if len(step) == 0:
-            continue
-        incoming = data[step.src, step.chunk]  # a copy: every read sees the start of the step
-        red = step.reduce
-        if red.all() and not repeats:
-            data[step.dst, step.chunk] += incoming
-        elif not red.any():
-            data[step.dst, step.chunk] = incoming
-        else:
-            # add.at sums repeated targets (two children reducing into one parent)
-            np.add.at(data, (step.dst[red], step.chunk[red]), incoming[red])
-            copy = ~red
-            data[step.dst[copy], step.chunk[copy]] = incoming[copy]
-        held[step.dst, step.chunk] = True
+        apply_step(index, step, data, held, schedule.p, schedule.num_chunks)
+
+
+def provenance_states(schedule: Schedule) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(held[p, C], contributions[p, C, p]) before the first step and after every step:
+    ``contributions[r, c, q]`` counts how many times rank q's original data is summed into
+    rank r's copy of chunk c (for a copy collective: 1 for the rank the chunk came from).
+    Used to draw schedules; computed by running the schedule on one-hot data."""
+    p, k, num_chunks = schedule.p, schedule.chunks, schedule.num_chunks
+    pieces = num_chunks if schedule.collective in layout.BUFFER_COLLECTIVES else k
+    inputs = make_inputs(schedule.collective, p, pieces, root=schedule.root)
+    _, held, _ = layout.load(schedule.collective, p, k, num_chunks, inputs, schedule.root)
+    data = np.zeros((p, num_chunks, p), dtype=np.int32)
+    ranks, chunks = np.nonzero(held)
+    if schedule.collective == "barrier":
+        data[ranks, chunks, chunks] = 1  # token t comes from rank t
+    else:
+        data[ranks, chunks, ranks] = 1
+    states = [(held.copy(), data.copy())]
+    for index, step in enumerate(schedule.step_arrays):
+        apply_step(index, step, data, held, p, num_chunks)
+        states.append((held.copy(), data.copy()))
+    return states
 
 
 def run_schedule(schedule: Schedule, inputs: list) -> list:

@@ -1,0 +1,80 @@
+"""ipywidgets explorers for the notebooks (they need a running kernel; the static book shows
+their first state, and the animations are the kernel-free alternative)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from nccl_course.cost.presets import PRESETS
+from nccl_course.sim.registry import ALGORITHMS, build_schedule
+from nccl_course.viz.drawing import draw_schedule
+from nccl_course.viz.plots import plot_algorithm_comparison
+
+
+def schedule_explorer(
+    collective: str = "all_reduce", algorithm: str = "ring", p: int = 4, chunks: int = 1
+):
+    """Widgets to pick a collective, algorithm, rank count and chunk count and step through the
+    schedule. Returns the widget box."""
+    import ipywidgets as w
+
+    coll = w.Dropdown(options=list(ALGORITHMS), value=collective, description="collective")
+    algo = w.Dropdown(
+        options=list(ALGORITHMS[collective]), value=algorithm, description="algorithm"
+    )
+    ranks = w.IntSlider(value=p, min=1, max=16, description="ranks")
+    depth = w.IntSlider(value=chunks, min=1, max=6, description="chunks")
+    step = w.IntSlider(value=0, min=0, max=1, description="step")
+    out = w.Output()
+    state = {}
+
+    def rebuild(*_):
+        state["schedule"] = build_schedule(coll.value, algo.value, ranks.value, chunks=depth.value)
+        step.max = state["schedule"].num_steps
+        step.value = min(step.value, step.max)
+        redraw()
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            fig = draw_schedule(state["schedule"], step=step.value)
+            plt.show(fig)
+
+    def on_collective(change):
+        algo.options = list(ALGORITHMS[change["new"]])
+        algo.value = algo.options[0]
+
+    coll.observe(on_collective, names="value")
+    for widget in (algo, ranks, depth):
+        widget.observe(rebuild, names="value")
+    step.observe(redraw, names="value")
+    rebuild()
+    return w.VBox([w.HBox([coll, algo]), w.HBox([ranks, depth]), step, out])
+
+
+def algorithm_comparison_explorer(
+    collective: str = "all_reduce", preset: str = "h100-nvlink", ranks: int | None = None
+):
+    """Widgets to compare the algorithms of a collective on a preset versus message size, with
+    a rank-count slider. Returns the widget box."""
+    import ipywidgets as w
+
+    coll = w.Dropdown(
+        options=[c for c in ALGORITHMS if c != "barrier"],
+        value=collective,
+        description="collective",
+    )
+    pre = w.Dropdown(options=list(PRESETS), value=preset, description="preset")
+    nranks = w.IntSlider(value=ranks or PRESETS[preset].ranks, min=2, max=64, description="ranks")
+    out = w.Output()
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            fig = plot_algorithm_comparison(coll.value, pre.value, ranks=nranks.value)
+            plt.show(fig)
+
+    for widget in (coll, pre, nranks):
+        widget.observe(redraw, names="value")
+    redraw()
+    return w.VBox([w.HBox([coll, pre, nranks]), out])

@@ -1,0 +1,91 @@
+"""Algorithm comparisons on a preset: time and busbw versus message size (log-log), with the
+sizes where the fastest algorithm changes marked."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from nccl_course.cost.busbw import busbw_factor
+from nccl_course.cost.model import algorithms_for, crossovers, sweep_times
+from nccl_course.cost.presets import get_preset
+from nccl_course.units import format_size
+
+DEFAULT_SIZES = np.logspace(np.log10(8), np.log10(16 * 1024**3), 50)
+
+
+def comparison_data(collective: str, preset, sizes=None, ranks=None, algorithms=None) -> dict:
+    """{algorithm: seconds per size} and the switch points of the fastest algorithm:
+    returns dict(sizes, times, best, switches=[(size, from_algo, to_algo)])."""
+    preset = get_preset(preset)
+    sizes = np.asarray(DEFAULT_SIZES if sizes is None else sizes, dtype=float)
+    algorithms = tuple(algorithms or algorithms_for(collective, preset))
+    times = {a: sweep_times(collective, a, sizes, preset, ranks=ranks)[0] for a in algorithms}
+    table = np.stack([times[a] for a in algorithms])
+    best = np.argmin(table, axis=0)
+    switches = []
+    for i in np.flatnonzero(best[1:] != best[:-1]):
+        a, b = algorithms[best[i]], algorithms[best[i + 1]]
+        points = crossovers(sizes[i : i + 2], times[a][i : i + 2], times[b][i : i + 2])
+        switches.append((points[0] if points else float(sizes[i + 1]), a, b))
+    return dict(
+        sizes=sizes,
+        times=times,
+        best=[algorithms[j] for j in best],
+        switches=switches,
+        ranks=get_preset(preset).ranks if ranks is None else int(ranks),
+    )
+
+
+def plot_algorithm_comparison(collective: str, preset, sizes=None, ranks=None, algorithms=None):
+    """Two log-log panels, time and busbw versus size, one line per algorithm, with dotted
+    lines where the fastest algorithm changes. Returns the Figure."""
+    preset = get_preset(preset)
+    data = comparison_data(collective, preset, sizes, ranks, algorithms)
+    sizes, p = data["sizes"], data["ranks"]
+    fig, (ax_t, ax_b) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for algo, t in data["times"].items():
+        ax_t.loglog(sizes, t * 1e6, label=algo)
+        if collective != "barrier" and p > 1:
+            bus = sizes / t / 1e9 * busbw_factor(collective, p)
+            ax_b.loglog(sizes, bus, label=algo)
+    for size, a, b in data["switches"]:
+        for ax in (ax_t, ax_b):
+            ax.axvline(size, color="grey", ls=":", lw=1)
+        ax_t.annotate(
+            f"{a}\u2192{b}\n{format_size(size)}",
+            xy=(size, ax_t.get_ylim()[1]),
+            xytext=(3, -4),
+            textcoords="offset points",
+            fontsize=7,
+            va="top",
+        )
+    ax_t.set_xlabel("size (bytes, nccl-tests convention)")
+    ax_t.set_ylabel("time (us)")
+    ax_b.set_xlabel("size (bytes)")
+    ax_b.set_ylabel("busbw (GB/s)")
+    ax_t.set_title(f"{collective} on {preset.name}, {p} ranks: time", fontsize=9)
+    ax_b.set_title("bus bandwidth (nccl-tests factor)", fontsize=9)
+    for ax in (ax_t, ax_b):
+        ax.grid(True, which="major", alpha=0.3)
+    ax_t.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_time_vs_ranks(collective: str, preset, size_bytes: int, ranks=None, algorithms=None):
+    """Time versus rank count at one size, one line per algorithm (log-log). Returns the Figure."""
+    preset = get_preset(preset)
+    ranks = list(ranks or [2, 4, 8, 16, 32, 64])
+    algorithms = tuple(algorithms or algorithms_for(collective, preset))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for algo in algorithms:
+        t = [sweep_times(collective, algo, [size_bytes], preset, ranks=p)[0][0] for p in ranks]
+        ax.loglog(ranks, np.asarray(t) * 1e6, marker="o", label=algo)
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("time (us)")
+    ax.set_title(f"{collective}, {format_size(size_bytes)} on {preset.name}", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
