@@ -101,7 +101,17 @@ def run(args) -> int:
         flush=True,
     )
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+        # Keep idle connections longer than uvicorn's 5 s default: browsers and load
+        # balancers reuse them, and a server closing one just as a client reuses it makes that
+        # request fail.
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            access_log=False,
+            timeout_keep_alive=75,
+        )
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1

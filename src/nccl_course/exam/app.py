@@ -30,6 +30,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
+from nccl_course.exam.batching import GroupCommitWriter
 from nccl_course.exam.blueprint import BlueprintError, fit_to_banks, load_blueprint
 from nccl_course.exam.db import Database
 from nccl_course.exam.service import ExamError, ExamService, QuizEngine
@@ -129,12 +130,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         problems.append(f"credentials disabled: {exc}")
         log.warning("exam: credentials disabled: %s", exc)
     service = ExamService(db, blueprint, engine, issuer=desk)
+    writer = GroupCommitWriter(service)
 
     app = FastAPI(title="nccl-course server", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.db = db
     app.state.service = service
     app.state.desk = desk
+    app.state.writer = writer
 
     @app.exception_handler(ExamError)
     async def _exam_error(_request: Request, exc: ExamError):
@@ -202,13 +205,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return ok(service.view(bearer(authorization), attempt_id))
 
     @app.put("/exam/api/attempts/{attempt_id}/answers/{index}")
-    def save_answer(
+    async def save_answer(
         attempt_id: str,
         index: int,
         body: AnswerBody,
         authorization: str | None = Header(default=None),
     ):
-        return ok(service.save_answer(bearer(authorization), attempt_id, index, body.response))
+        ack = await writer.save_async(bearer(authorization), attempt_id, index, body.response)
+        return ok(ack)
 
     @app.post("/exam/api/attempts/{attempt_id}/submit")
     def submit(attempt_id: str, authorization: str | None = Header(default=None)):

@@ -10,6 +10,8 @@ locked" when a read transaction tries to upgrade. PostgreSQL is selected by a
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,6 +79,10 @@ class Database:
             _make_engine(self.url, immediate=True) if self.is_sqlite else self.engine
         )
         self._read = sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite has one writer at a time. Writers of this process queue on a lock instead
+        # of polling the file lock (busy_timeout sleeps and retries, which under load turns
+        # into multi-second tail latencies); other processes still meet busy_timeout.
+        self._write_lock = threading.Lock() if self.is_sqlite else None
         self._write = sessionmaker(self.write_engine, expire_on_commit=False)
 
     @contextmanager
@@ -88,7 +94,8 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A session whose work is committed when the block ends without an exception."""
-        with self._write() as session:
+        lock = self._write_lock or contextlib.nullcontext()
+        with lock, self._write() as session:
             try:
                 yield session
                 session.commit()

@@ -144,6 +144,7 @@ class ExamService:
         self.engine = engine
         self.issuer = issuer  # nccl_course.exam.credentials.CredentialDesk or None
         self._issue_lock = threading.Lock()
+        self._question_counts: dict[int, int] = {}
 
     # ---- learners ---------------------------------------------------------------------
     def register(self, name: str, email: str) -> tuple[Learner, str]:
@@ -380,40 +381,67 @@ class ExamService:
         return utcnow() > as_utc(attempt.deadline_at) + timedelta(seconds=grace_s)
 
     def save_answer(self, token: str | None, attempt_id: str, index: int, response) -> dict:
-        """Store (or replace) the answer to question ``index``; committed before returning."""
+        """Store (or replace) the answer to question ``index``; committed before returning.
+        (The HTTP route goes through ``GroupCommitWriter``, which batches these.)"""
         check_response(response)
         with self.db.write() as session:
-            learner = self._learner(session, token)
-            attempt = self._attempt(session, learner, attempt_id, lock=True)
-            if attempt.status != "open":
-                raise ExamError(409, "attempt_closed", "this attempt is closed; answers are final")
-            if self._past_deadline(attempt):
-                raise ExamError(409, "time_up", "time is up: this answer was not saved")
-            exists = session.scalar(
-                select(AttemptQuestion.id).where(
-                    AttemptQuestion.attempt_id == attempt.id, AttemptQuestion.position == index
-                )
-            )
-            if exists is None:
-                raise ExamError(404, "no_question", f"this attempt has no question {index}")
-            now = utcnow()
-            insert = _insert_for(session)(Answer).values(
-                attempt_id=attempt.id,
-                question_index=index,
-                response=response,
-                revision=1,
-                updated_at=now,
-            )
-            upsert = insert.on_conflict_do_update(
-                index_elements=["attempt_id", "question_index"],
-                set_={
-                    "response": insert.excluded.response,
-                    "revision": Answer.revision + 1,
-                    "updated_at": insert.excluded.updated_at,
-                },
-            ).returning(Answer.revision)
-            revision = session.execute(upsert).scalar_one()
+            return self.save_in_session(session, token, attempt_id, index, response)
+
+    def save_in_session(self, session, token, attempt_id: str, index: int, response) -> dict:
+        """The checks and the upsert of one answer inside the caller's write transaction.
+        Every refusal is raised before anything is written, so a refused answer leaves the
+        transaction clean for the other answers of a batch. This is the hot path of the
+        server: one SELECT (learner key + attempt, row-locked on PostgreSQL) and one UPSERT."""
+        query = (
+            select(Attempt.id, Attempt.status, Attempt.deadline_at)
+            .join(Learner, Learner.id == Attempt.learner_id)
+            .where(Learner.token_hash == token_hash(token or ""), Attempt.public_id == attempt_id)
+        )
+        if session.get_bind().dialect.name == "postgresql":
+            query = query.with_for_update(of=Attempt)
+        row = session.execute(query).one_or_none()
+        if row is None:
+            learner = self._learner(session, token)  # 401 if the key is wrong
+            self._attempt(session, learner, attempt_id)  # else 404
+            raise ExamError(404, "no_attempt", "no such attempt for this learner")
+        if row.status != "open":
+            raise ExamError(409, "attempt_closed", "this attempt is closed; answers are final")
+        if utcnow() > as_utc(row.deadline_at) + timedelta(seconds=DEADLINE_GRACE_S):
+            raise ExamError(409, "time_up", "time is up: this answer was not saved")
+        if not 0 <= index < self._question_count(session, row.id):
+            raise ExamError(404, "no_question", f"this attempt has no question {index}")
+        now = utcnow()
+        insert = _insert_for(session)(Answer).values(
+            attempt_id=row.id,
+            question_index=index,
+            response=response,
+            revision=1,
+            updated_at=now,
+        )
+        upsert = insert.on_conflict_do_update(
+            index_elements=["attempt_id", "question_index"],
+            set_={
+                "response": insert.excluded.response,
+                "revision": Answer.revision + 1,
+                "updated_at": insert.excluded.updated_at,
+            },
+        ).returning(Answer.revision)
+        revision = session.execute(upsert).scalar_one()
         return {"index": index, "saved": True, "revision": revision, "saved_at": iso(now)}
+
+    def _question_count(self, session, attempt_pk: int) -> int:
+        """Questions of an attempt (fixed when it starts, so it is cached)."""
+        count = self._question_counts.get(attempt_pk)
+        if count is None:
+            count = session.scalar(
+                select(func.count())
+                .select_from(AttemptQuestion)
+                .where(AttemptQuestion.attempt_id == attempt_pk)
+            )
+            if len(self._question_counts) > 100_000:
+                self._question_counts.clear()
+            self._question_counts[attempt_pk] = count
+        return count
 
     def submit(self, token: str | None, attempt_id: str) -> dict:
         """Close and grade the attempt once; later calls change nothing and return the same."""

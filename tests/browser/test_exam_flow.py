@@ -1,0 +1,152 @@
+"""The exam end to end in Debian's chromium: register, answer every question through the page,
+pass, download the credential and the certificate, verify it on the verify page (valid), revoke
+it with the admin command, verify again (revoked). The server is a real subprocess on the
+repository's question banks and blueprint; the test reads the correct answers from the
+server's database, as the brief allows, and the page itself never sees them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nccl_course.exam.process import ServerProcess, correct_response
+
+REPO = Path(__file__).resolve().parents[2]
+ADMIN_TOKEN = "browser-test-admin-token"
+
+
+def stored_keys(db_path: Path, attempt_id: str) -> list[dict]:
+    with sqlite3.connect(db_path) as conn:
+        rows = conn.execute(
+            "SELECT q.key FROM attempt_questions q JOIN attempts a ON a.id = q.attempt_id "
+            "WHERE a.public_id = ? ORDER BY q.position",
+            (attempt_id,),
+        ).fetchall()
+    return [json.loads(r[0]) for r in rows]
+
+
+def answer(page, index: int, key: dict) -> None:
+    li = page.locator(f'li.question[data-index="{index}"]')
+    response = correct_response(key)
+    kind = key["type"]
+    if kind == "single":
+        li.locator(f'input[value="{response}"]').check()
+    elif kind == "multiple":
+        for choice in response:
+            li.locator(f'input[value="{choice}"]').check()
+    elif kind in ("numeric", "text"):
+        box = li.locator("input.answer-input")
+        box.fill(repr(response) if kind == "numeric" else str(response))
+        box.dispatch_event("change")
+    elif kind == "ordering":
+        for position, item in enumerate(response):
+            li.locator(f'select[data-item="{item}"]').select_option(str(position))
+    elif kind == "matching":
+        for left, right in enumerate(response):
+            li.locator(f'select[name="q{index}-left{left}"]').select_option(str(right))
+    else:
+        raise AssertionError(f"no way to answer a {kind} question")
+    try:
+        page.wait_for_selector(
+            f'li.question[data-index="{index}"][data-saved="yes"]', timeout=60_000
+        )
+    except Exception as exc:
+        status = li.locator(".save-status").inner_text()
+        raise AssertionError(f"question {index} ({kind}) not saved: {status!r}; key {key}") from exc
+
+
+def verify_on_page(page, url: str, credential_text: str) -> str:
+    page.goto(url + "/exam/verify")
+    page.fill("#credential-text", credential_text)
+    page.click("#verify")
+    page.wait_for_selector("#verdict-panel:not([hidden])")
+    page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+    return page.inner_text("#verdict")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_exam_end_to_end(offline_page, tmp_path):
+    page = offline_page.page
+    data = tmp_path / "data"
+    server = ServerProcess(
+        data,
+        quizzes=REPO / "quizzes",
+        book=tmp_path / "no-book",
+        admin_token=ADMIN_TOKEN,
+    )
+    with server:
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(server.url + "/exam")
+        page.wait_for_selector("#auth:not([hidden])")
+        page.fill("#name", "Grace Hopper")
+        page.fill("#email", "grace@example.org")
+        page.click("#register")
+        page.wait_for_selector("#home:not([hidden])")
+        assert page.inner_text("#learner-name") == "Grace Hopper"
+        page.click("#start")
+        page.wait_for_selector("#attempt:not([hidden])")
+        assert page.is_visible("#timer")
+        attempt_id = page.evaluate("state.attempt.id")
+        count = page.locator("#questions li.question").count()
+        keys = stored_keys(data / "course.db", attempt_id)
+        assert count == len(keys) > 0
+        for index, key in enumerate(keys):
+            answer(page, index, key)
+        assert "Every question has a saved answer" in page.inner_text("#unanswered")
+
+        page.click("#submit")
+        page.wait_for_selector("#result:not([hidden])")
+        score = page.inner_text("#score")
+        assert "100.0 %" in score and "passed" in score and "not passed" not in score
+        assert page.locator("#feedback li.question").count() == count
+
+        with page.expect_download() as info:
+            page.click("#download-json")
+        credential_path = tmp_path / "credential.json"
+        info.value.save_as(credential_path)
+        credential = json.loads(credential_path.read_text())
+        assert "OpenBadgeCredential" in credential["type"]
+        with page.expect_download() as info:
+            page.click("#download-pdf")
+        pdf_path = tmp_path / "certificate.pdf"
+        info.value.save_as(pdf_path)
+        assert pdf_path.read_bytes().startswith(b"%PDF-")
+
+        text = credential_path.read_text()
+        assert verify_on_page(page, server.url, text) == "VALID"
+        assert "Grace Hopper" in page.inner_text("#summary")
+
+        revoked = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nccl_course.exam.admin",
+                "revoke",
+                credential["id"],
+                "--server",
+                server.url,
+                "--token",
+                ADMIN_TOKEN,
+                "--reason",
+                "browser test",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert revoked.returncode == 0, revoked.stderr
+        assert verify_on_page(page, server.url, text) == "REVOKED"
+        assert "revoked" in page.inner_text("#reason")
+        # the QR-code link form (?id=...) shows the same verdict
+        page.goto(f"{server.url}/exam/verify?id={credential['id']}")
+        page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+        assert page.inner_text("#verdict") == "REVOKED"
+
+    assert offline_page.external == []
+    assert offline_page.console_errors == []
