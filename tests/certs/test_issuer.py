@@ -307,3 +307,44 @@ def test_two_processes_never_share_a_status_index(tmp_path):
     issuer = Issuer.load_or_create(tmp_path, ISSUER_ID, "Test Issuer", VERIFY_URL)
     # Both processes used the same (single) key: creation is locked.
     assert len(issuer.did_document()["verificationMethod"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda a: a.pop("criteria"), "lacks criteria"),
+        (lambda a: a.update(type=["Badge"]), "must include 'Achievement'"),
+        (lambda a: a.update(id="advanced"), "must be a URI"),
+        (lambda a: a.update(criteria={}), "criteria needs an id or a narrative"),
+    ],
+)
+def test_a_malformed_achievement_is_refused_before_an_index_is_taken(fresh, change, message):
+    achievement = {
+        "id": "https://courses.example/achievements/advanced",
+        "type": ["Achievement"],
+        "name": "Advanced NCCL",
+        "description": "Tuning NCCL on multi-node clusters.",
+        "criteria": {"narrative": "Pass the advanced exam."},
+    }
+    change(achievement)
+    with pytest.raises(ValueError, match=message):
+        issue(fresh, achievement=achievement)
+    assert fresh.status_lists() == [1]  # nothing allocated
+
+
+def test_an_achievement_with_an_undefined_term_gives_its_index_back(fresh):
+    achievement = {
+        "id": "https://courses.example/achievements/advanced",
+        "type": ["Achievement"],
+        "name": "Advanced NCCL",
+        "description": "Tuning NCCL on multi-node clusters.",
+        "criteria": {"narrative": "Pass the advanced exam."},
+        "difficulty": "hard",
+    }
+    with pytest.raises(ValueError, match="'difficulty' is not defined"):
+        issue(fresh, achievement=achievement)
+    conn = fresh._registry()
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM allocation").fetchone()[0] == 0
+    finally:
+        conn.close()

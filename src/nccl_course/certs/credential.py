@@ -92,6 +92,23 @@ def default_achievement(origin: str) -> dict:
     }
 
 
+def check_achievement(achievement: dict) -> None:
+    """ValueError unless ``achievement`` has what OB 3.0 requires of an Achievement."""
+    if not isinstance(achievement, dict):
+        raise ValueError("achievement must be a JSON object")
+    missing = [k for k in ("id", "type", "name", "description", "criteria") if k not in achievement]
+    if missing:
+        raise ValueError(f"achievement lacks {', '.join(missing)} (Open Badges 3.0 requires them)")
+    types = achievement["type"] if isinstance(achievement["type"], list) else [achievement["type"]]
+    if "Achievement" not in types:
+        raise ValueError("achievement.type must include 'Achievement'")
+    if ":" not in str(achievement["id"]):
+        raise ValueError(f"achievement.id {achievement['id']!r} must be a URI")
+    criteria = achievement["criteria"]
+    if not isinstance(criteria, dict) or not ({"id", "narrative"} & set(criteria)):
+        raise ValueError("achievement.criteria needs an id or a narrative")
+
+
 def build_credential(
     *,
     issuer_id: str,
@@ -115,6 +132,8 @@ def build_credential(
         raise ValueError("learner_name is empty")
     if "@" not in learner_email:
         raise ValueError(f"learner_email {learner_email!r} is not an e-mail address")
+    if achievement is not None:
+        check_achievement(achievement)
     salt = salt or secrets.token_hex(16)
     when = xsd_datetime(passed_at)
     percent = f"{100.0 * float(score):.1f}"

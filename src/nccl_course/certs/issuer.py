@@ -425,7 +425,19 @@ class Issuer:
             valid_until=valid_until,
             credential_id=credential_id,
         )
-        return self._sign(unsigned)
+        try:
+            return self._sign(unsigned)
+        except Exception:
+            # e.g. an achievement with a term no context defines: give the index back.
+            self._release(credential_id)
+            raise
+
+    def _release(self, credential_id: str) -> None:
+        conn = self._registry()
+        try:
+            conn.execute("DELETE FROM allocation WHERE credential_id = ?", (credential_id,))
+        finally:
+            conn.close()
 
 
 def _now() -> str:
