@@ -50,6 +50,10 @@ def expected(name: str, params: dict) -> float:
         p, k = params["ranks"], params["chunks"]
         alpha, link = float(params["alpha_us"]) * 1e-6, float(params["link"]) * 1e9
         return (p + k - 2) * (alpha + s / k / link) * 1e3
+    if name == "preset_ring_allreduce_time":
+        p, alpha = params["ranks"], float(params["alpha_us"]) * 1e-6
+        link = float(params["link"]) * 1e9
+        return (2 * (p - 1) * alpha + 2 * (p - 1) / p * s / link) * 1e6
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
 
 
@@ -103,6 +107,13 @@ def test_ring_alpha_beta_known_case():
     # p=4, 1 GiB, alpha 5 us, 100 GB/s: 6*5us + 1.5 * 2^30 / 1e11 s = 0.03 + 16.106 ms
     draw = GENERATORS["ring_allreduce_alpha_beta"](Scripted([4, 2**30, 5.0, 100.0]))
     assert draw.answer == pytest.approx(0.03 + 16.10612736, rel=1e-9)
+
+
+def test_preset_generator_uses_published_link_speeds():
+    # h100-nvlink: 8 GPUs, 0.6 us per hop (NCCL tuning.cc, LL), 450 GB/s per direction (NVLink 4)
+    draw = GENERATORS["preset_ring_allreduce_time"](Scripted(["h100-nvlink", 2**20]))
+    assert (draw.params["ranks"], draw.params["alpha_us"], draw.params["link"]) == (8, "0.6", "450")
+    assert draw.answer == pytest.approx(14 * 0.6 + 1.75 * 2**20 / 450e9 * 1e6, rel=1e-12)
 
 
 def test_resolve_dotted_name_and_errors():

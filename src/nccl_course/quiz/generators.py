@@ -294,4 +294,42 @@ def pipelined_broadcast_time(rng: random.Random) -> Draw:
     return Draw(params, seconds * 1e3, mistakes)
 
 
+@generator("preset_ring_allreduce_time")
+def preset_ring_allreduce_time(rng: random.Random) -> Draw:
+    """Ring all-reduce time in us on a hardware preset (nccl_course.cost.PRESETS), from the
+    alpha-beta closed form with the preset's per-hop latency and per-direction link bandwidth."""
+    from nccl_course.cost import PRESETS
+
+    name = rng.choice(["h100-nvlink", "pcie-gen4", "pcie-gen5"])
+    preset = PRESETS[name]
+    p = preset.ranks
+    size = rng.choice([64 * 2**10, 2**20, 16 * 2**20, 256 * 2**20])
+    seconds = closed_form_time(
+        "all_reduce", "ring", size, p, preset.alpha_s, preset.beta_s_per_byte
+    )
+    params = {
+        "preset": name,
+        "description": preset.description,
+        "ranks": p,
+        "size": format_size(size),
+        "alpha_us": f"{preset.alpha_s * 1e6:g}",
+        "link": f"{preset.bandwidth_Bps / 1e9:g}",
+    }
+    mistakes = [
+        (
+            closed_form_time(
+                "all_reduce", "ring", size, p, preset.alpha_s, 1 / (2 * preset.bandwidth_Bps)
+            )
+            * 1e6,
+            "You used a bidirectional bandwidth. beta is per direction: a ring sends one way on each "
+            "link at a time.",
+        ),
+        (
+            2 * (p - 1) / p * size * preset.beta_s_per_byte * 1e6,
+            "You left out the latency term 2(p-1) alpha; for small buffers it dominates.",
+        ),
+    ]
+    return Draw(params, seconds * 1e6, mistakes)
+
+
 __all__ = ["Draw", "GENERATORS", "generator", "resolve"]
