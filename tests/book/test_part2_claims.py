@@ -1,0 +1,195 @@
+"""The numbers part 2 of the book states in prose and in its quiz banks, recomputed with the package.
+
+Each test computes a figure with ``nccl_course.cost`` / ``nccl_course.training_comm`` and checks
+that the page (or bank) states it as written. A change to the cost code or to a page that makes
+them disagree fails here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nccl_course import training_comm as tc
+from nccl_course.cost import busbw_factor, closed_form_time
+
+ROOT = Path(__file__).resolve().parents[2]
+GIB = 2**30
+MIB = 2**20
+
+
+def page(name: str) -> str:
+    return (ROOT / "book" / name).read_text(encoding="utf-8")
+
+
+def bank_answer(chapter: str, qid: str) -> float:
+    bank = yaml.safe_load((ROOT / "quizzes" / f"{chapter}.yml").read_text(encoding="utf-8"))
+    (question,) = [q for q in bank["questions"] if q["id"] == qid]
+    return float(question["answer"])
+
+
+def allreduce_ms_at_busbw(size: float, p: int, busbw_gbps: float) -> float:
+    return size * busbw_factor("all_reduce", p) / (busbw_gbps * 1e9) * 1e3
+
+
+# ---- hardware -------------------------------------------------------------------------------
+
+
+def test_hardware_link_numbers():
+    text = page("hardware/01-links-and-topology.md")
+    gen5 = 32e9 * 16 * 128 / 130 / 8 / 1e9
+    assert round(gen5) == 63 and "63 GB/s" in text
+    assert 400 / 8 == 50 and "50 GB/s per direction" in text
+    assert 18 * 25 == 450 and "450" in text and "900 GB/s bidirectional" in text
+
+
+def test_hardware_worked_example_times():
+    text = page("hardware/01-links-and-topology.md")
+    at_ceiling = allreduce_ms_at_busbw(GIB, 16, 50.0)
+    healthy = allreduce_ms_at_busbw(GIB, 16, 47.0)
+    intra = allreduce_ms_at_busbw(GIB, 8, 370.0)
+    assert round(at_ceiling) == 40 and "about 40 ms" in text
+    assert round(healthy) == 43 and "43 ms at a healthy 47 GB/s" in text
+    assert f"{intra:.1f}" == "5.1" and "5.1$ ms" in text
+    assert round(healthy / intra) == 8 and "eight times faster" in text
+
+
+def test_hardware_bank_fixed_answers():
+    assert bank_answer("hardware", "two-node-allreduce") == pytest.approx(
+        allreduce_ms_at_busbw(GIB, 16, 47.0), rel=1e-3
+    )
+    assert bank_answer("hardware", "pcie-gen5-per-direction") == pytest.approx(
+        32e9 * 16 * 128 / 130 / 8 / 1e9, rel=1e-3
+    )
+    assert bank_answer("hardware", "nic-share") == pytest.approx(400 / 8 / 4)
+
+
+def test_ring_busbw_approaches_link_bandwidth():
+    # the claim the hardware chapter's figure illustrates: ring busbw -> 1/beta for large n
+    n, p, link = 16 * GIB, 8, 450e9
+    t = closed_form_time("all_reduce", "ring", n, p, 3.4e-6, 1 / link)
+    bus = n / t * busbw_factor("all_reduce", p)
+    assert bus == pytest.approx(link, rel=1e-3)
+    assert bus < link
+
+
+# ---- inside NCCL ----------------------------------------------------------------------------
+
+
+def _proto_time(n, hop, eff, p=8, link=450e9):
+    return 2 * (p - 1) * hop + 2 * (p - 1) / p * n / (link * eff)
+
+
+PROTOCOLS = {"LL": (0.6e-6, 0.5), "LL128": (1.9e-6, 120 / 128), "Simple": (3.4e-6, 1.0)}
+
+
+def test_protocol_model_crossovers_as_stated():
+    text = page("practice/01-inside-nccl.md")
+    sizes = [2**k for k in range(10, 31)]
+    best = [min(PROTOCOLS, key=lambda name, n=n: _proto_time(n, *PROTOCOLS[name])) for n in sizes]
+    first_ll128 = sizes[best.index("LL128")]
+    first_simple = sizes[best.index("Simple")]
+    # "a few MiB and about 100 MiB"
+    assert 2 * MIB <= first_ll128 <= 16 * MIB
+    assert 64 * MIB <= first_simple <= 256 * MIB
+    assert "(a few MiB and about 100 MiB)" in text
+    assert "120/128 ≈ 94%" in text
+    assert bank_answer("nccl-internals", "ll128-efficiency") == pytest.approx(100 * 120 / 128)
+
+
+def test_ring_hops_answer_is_the_alpha_coefficient():
+    hops = closed_form_time("all_reduce", "ring", 0, 16, alpha=1.0, beta=0.0)
+    assert bank_answer("nccl-internals", "ring-hops") == hops == 30
+
+
+# ---- training and capstone ------------------------------------------------------------------
+
+
+def test_training_ddp_worked_example():
+    text = page("practice/02-training.md")
+    params = tc.GPT3_6_7B.parameters()
+    calls = tc.ddp_calls(params, dp=16)
+    sent = tc.bytes_sent_per_rank(calls)
+    assert f"{params / 1e9:.2f}" == "6.65" and "6.65 \\times 10^9" in text
+    assert f"{2 * params / 1e9:.1f}" == "13.3" and "13.3" in text
+    assert f"{sent / 1e9:.1f}" == "24.9" and "24.9" in text
+    assert f"{sent / 47e9:.2f}" == "0.53" and "0.53" in text
+    latency = tc.total_calls(calls) * 2 * 15 * 14e-6
+    assert f"{latency:.2f}" == "0.21" and "0.21 s" in text
+    assert round(tc.total_calls(calls), -1) == 510 and "about 510 buckets" in text
+
+
+def test_training_plan_table_claims():
+    text = page("practice/02-training.md")
+    model, params = tc.GPT3_6_7B, tc.GPT3_6_7B.parameters()
+    zero3 = tc.zero3_calls(params, dp=16, units=model.layers)
+    ddp = tc.ddp_calls(params, dp=16)
+    assert tc.bytes_sent_per_rank(zero3) / tc.bytes_sent_per_rank(ddp) == pytest.approx(1.5)
+    assert tc.total_calls(zero3) == 96 and "96 larger calls" in text
+    tp = tc.tensor_parallel_calls(model, tp=8)
+    assert tc.total_calls(tp) == 128 and "128 all-reduces per micro-batch" in text
+    sp = tc.tensor_parallel_calls(model, tp=8, sequence_parallel=True)
+    assert tc.bytes_sent_per_rank(sp) == pytest.approx(tc.bytes_sent_per_rank(tp))
+    cross = tc.bytes_sent_per_rank(tc.ddp_calls(params // 8, dp=2))
+    assert tc.bytes_sent_per_rank(ddp) / cross == pytest.approx(8 * 1.875, rel=1e-3)
+    assert bank_answer("training", "zero3-over-ddp") == 1.5
+
+
+def test_training_bucket_tradeoff_numbers():
+    text = page("practice/02-training.md")
+    grad = tc.GPT3_6_7B.parameters() * 2
+    p, alpha, beta = 16, 14e-6, 1 / 47e9
+    floor = 2 * (p - 1) / p * grad * beta
+
+    def to_hide(cap):
+        sizes = tc.ddp_bucket_sizes(grad, cap * MIB, min(MIB, cap * MIB))
+        return sum(closed_form_time("all_reduce", "ring", n, p, alpha, beta) for n in sizes)
+
+    assert 8 < to_hide(1) / floor - 1 < 12 and "about ten times the bandwidth term" in text
+    assert round((to_hide(25) / floor - 1) * 100, -1) == 40 and "about 40%" in text
+    tail = closed_form_time("all_reduce", "ring", 25 * MIB, p, alpha, beta)
+    assert f"{tail * 1e3:.1f}" == "1.5" and "about 1.5 ms" in text
+
+
+def test_capstone_prediction_and_tail():
+    text = page("practice/05-capstone.md")
+    params = tc.GPT3_6_7B.parameters()
+    ddp_ms = tc.time_alpha_beta(tc.ddp_calls(params, dp=16), 14e-6, 1 / 47e9) * 1e3
+    assert f"{ddp_ms / 1e3:.2f}" == "0.74" and "Total ≈ 0.74 s" in text
+    tail = closed_form_time("all_reduce", "ring", 25 * MIB, 16, 14e-6, 1 / 47e9)
+    assert f"{tail * 1e3:.1f}" == "1.5" and "about 1.5 ms" in text
+
+
+# ---- what comes next, debugging ---------------------------------------------------------------
+
+
+def test_what_next_claim_evaluation_numbers():
+    text = page("practice/04-what-comes-next.md")
+    p, alpha = 16, 14e-6
+
+    def speedup(n):
+        before = closed_form_time("all_reduce", "ring", n, p, alpha, 1 / 47e9)
+        return before / closed_form_time("all_reduce", "ring", n, p, alpha, 1 / 94e9)
+
+    assert speedup(MIB) < 1.1 and "almost nothing to a 1 MiB all-reduce" in text
+    assert f"{speedup(25 * MIB):.2f}" == "1.55" and "about 1.55× at a 25 MiB bucket" in text
+    assert "a 25 MiB all-reduce gets about 1.55× faster" in text
+    assert speedup(GIB) > 1.95 and "nearly 2× at 1 GiB" in text
+    amdahl = 1 / (0.8 + 0.2 / 2)
+    assert round((amdahl - 1) * 100) == 11 and "about 11% faster" in text
+    assert bank_answer("training", "amdahl-link") == pytest.approx(amdahl, rel=1e-3)
+    exposed_after = 0.15 / speedup(25 * MIB)
+    step = 1 / (0.85 + exposed_after)
+    assert round(exposed_after * 100) == 10 and round((step - 1) * 100) == 6
+    assert "about 6% faster, not 2×" in text
+
+
+def test_debugging_watchdog_arithmetic():
+    text = page("practice/03-debugging.md")
+    assert round(600 / 1.2) == 500 and "about\n500 step-times" in text
+    assert bank_answer("debugging", "steps-before-watchdog") == 600 / 1.5
+    assert bank_answer("debugging", "default-nccl-timeout") == 10
+    assert bank_answer("debugging", "gather-output-size") == 8 * 1024
+    assert bank_answer("debugging", "reduce-scatter-output-size") == 4096 / 8
