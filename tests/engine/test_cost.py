@@ -175,4 +175,11 @@ def test_comparison_table_states_every_error():
     # nominal 450 GB/s links: the model over-predicts measured ring busbw by ~20%
     assert 0.15 < ring["relative_error"] < 0.25
     net = next(r for r in rows if r["preset"] == "ib-ndr-2node")
+    assert net["metric"] == "busbw_GBps_per_nic"
     assert abs(net["relative_error"]) < 0.1
+
+
+def test_rings_across_nodes_use_all_nics():
+    # one ring per GPU, each through its own 50 GB/s NIC: busbw -> 8 x 50 = 400 GB/s
+    pred = predict("all_reduce", 1 << 34, "ib-ndr-2node", algorithm="ring")
+    assert 390 < pred.busbw_GBps < 400

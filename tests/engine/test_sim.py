@@ -211,3 +211,19 @@ def test_bad_arguments_say_what_to_do():
         build_schedule("allreduce", "ring", 4)
     with pytest.raises(ValueError, match="root must be"):
         build_schedule("broadcast", "ring", 4, root=4)
+
+
+@pytest.mark.parametrize("collective", ["all_reduce", "all_gather", "reduce_scatter"])
+def test_node_rings_match_numpy_and_use_every_nic(collective):
+    from nccl_course.sim import build_node_ring_schedule
+
+    for nodes, per_node in [(1, 4), (2, 2), (2, 8), (3, 4)]:
+        for k in (1, 2):
+            schedule = build_node_ring_schedule(collective, nodes * per_node, per_node, chunks=k)
+            assert check_schedule(schedule, dtype=np.int32) is None, (nodes, per_node, k)
+    # 2 nodes x 4: 4 rings, each crossing twice; every GPU's NIC sends and receives once
+    schedule = build_node_ring_schedule(collective, 8, 4)
+    crossing = [(t.src, t.dst) for t in schedule.steps[0] if t.src // 4 != t.dst // 4]
+    assert len(crossing) == 8
+    assert sorted(s for s, _ in crossing) == list(range(8))
+    assert sorted(d for _, d in crossing) == list(range(8))

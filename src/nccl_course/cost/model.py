@@ -4,7 +4,9 @@ The time of a point-to-point algorithm is the cost of its simulator schedule on 
 topology (:func:`nccl_course.cost.topology.schedule_time`): every schedule, not a formula, so
 contention on shared links (for instance the one NIC per GPU between nodes) is counted. Pipelined
 algorithms are tried with k = 1, 2, 4, ..., 256 pieces and the fastest k is kept, as NCCL cuts
-large buffers into chunks.
+large buffers into chunks. On multi-node presets, ``ring`` is NCCL's set of rings, one per GPU
+of a node, each crossing the network through a different NIC
+(:func:`nccl_course.sim.build_node_ring_schedule`).
 
 NVLS (in-network reduction, all-reduce only) has no point-to-point schedule: the switch adds. Each
 GPU pushes its whole buffer into the switch, which returns the sum of one 1/p slice to it; each
@@ -24,7 +26,12 @@ import numpy as np
 from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.presets import Preset, get_preset
 from nccl_course.cost.topology import StepCosts, step_costs
-from nccl_course.sim.registry import ALGORITHMS, PIPELINED, build_schedule
+from nccl_course.sim.registry import (
+    ALGORITHMS,
+    PIPELINED,
+    build_node_ring_schedule,
+    build_schedule,
+)
 
 PIPELINE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -66,9 +73,27 @@ def algorithms_for(collective: str, preset: str | Preset) -> tuple[str, ...]:
     return algos
 
 
+NODE_RINGS = ("all_reduce", "all_gather", "reduce_scatter")
+
+
+def uses_node_rings(collective: str, algorithm: str, preset: Preset, ranks: int) -> bool:
+    """Whether the model prices ``ring`` as NCCL's one-ring-per-NIC channels: on multi-node
+    presets with whole nodes (a single ring would squeeze all traffic through one NIC)."""
+    return (
+        algorithm == "ring"
+        and collective in NODE_RINGS
+        and preset.inter_bandwidth_Bps is not None
+        and ranks > preset.ranks_per_node
+        and ranks % preset.ranks_per_node == 0
+    )
+
+
 @lru_cache(maxsize=512)
 def _costs(collective: str, algorithm: str, preset: Preset, ranks: int, chunks: int) -> StepCosts:
-    schedule = build_schedule(collective, algorithm, ranks, chunks=chunks)
+    if uses_node_rings(collective, algorithm, preset, ranks):
+        schedule = build_node_ring_schedule(collective, ranks, preset.ranks_per_node, chunks=chunks)
+    else:
+        schedule = build_schedule(collective, algorithm, ranks, chunks=chunks)
     return step_costs(schedule, preset.topology(ranks))
 
 

@@ -13,7 +13,12 @@ from nccl_course.sim.execute import (
     verify_schedule,
 )
 from nccl_course.sim.layout import COLLECTIVES, reference
-from nccl_course.sim.registry import ALGORITHMS, PIPELINED, build_schedule
+from nccl_course.sim.registry import (
+    ALGORITHMS,
+    PIPELINED,
+    build_node_ring_schedule,
+    build_schedule,
+)
 from nccl_course.sim.schedule import Schedule, ScheduleError, Step, Transfer
 
 __all__ = [
@@ -24,6 +29,7 @@ __all__ = [
     "ScheduleError",
     "Step",
     "Transfer",
+    "build_node_ring_schedule",
     "build_schedule",
     "check_schedule",
     "make_inputs",

@@ -457,3 +457,58 @@ def dissemination_barrier(p: int, k: int = 1, root: int = 0):
         tokens = (r[:, None] - np.arange(cnt)) % p
         sb.add(i, r[:, None], ((r + d) % p)[:, None], tokens)
     return p, sb.build()
+
+
+# ------------------------------------------------------------ NCCL-style rings across nodes
+
+
+def node_rotated_ring_orders(p: int, ranks_per_node: int) -> list[np.ndarray]:
+    """One ring order per GPU of a node, as NCCL builds one ring per channel: ring c visits the
+    GPUs of every node starting from local GPU c, so it leaves node n through the NIC of local
+    GPU c - 1 and enters node n + 1 through the NIC of local GPU c. Every NIC carries exactly
+    one ring in each direction."""
+    if p % ranks_per_node:
+        raise ValueError(f"{p} ranks is not a whole number of nodes of {ranks_per_node}")
+    nodes = p // ranks_per_node
+    orders = []
+    for c in range(ranks_per_node):
+        local = (c + np.arange(ranks_per_node)) % ranks_per_node
+        orders.append((np.arange(nodes)[:, None] * ranks_per_node + local[None, :]).reshape(-1))
+    return orders
+
+
+def multi_ring(collective: str, orders: list[np.ndarray], k: int):
+    """Several rings at once, ring c on its share of the data and its own rank order.
+
+    all_reduce: ring c all-reduces chunks [c p k, (c+1) p k) (p segments of k pieces).
+    all_gather / reduce_scatter: each block is cut into R k pieces and ring c moves pieces
+    [c k, (c+1) k) of every block. Returns (num_chunks, pieces per block, steps)."""
+    rings = len(orders)
+    p = orders[0].size
+    pieces = np.arange(k)
+    sb = StepBuilder()
+    for c, order in enumerate(orders):
+        pos = np.arange(p)
+        src, dst = order, order[(pos + 1) % p]
+        if collective == "all_reduce":
+            phases = [((pos - t) % p, True, t) for t in range(p - 1)]
+            phases += [((pos + 1 - t) % p, False, p - 1 + t) for t in range(p - 1)]
+            for seg, reduce, step in phases:
+                chunks = ((c * p + seg)[:, None] * k + pieces).reshape(-1)
+                sb.add(step, np.repeat(src, k), np.repeat(dst, k), chunks, reduce)
+        elif collective in ("all_gather", "reduce_scatter"):
+            for t in range(p - 1):
+                if collective == "all_gather":
+                    block, reduce = order[(pos - t) % p], False
+                else:
+                    block, reduce = order[(pos - t - 1) % p], True
+                chunks = ((block * rings + c)[:, None] * k + pieces).reshape(-1)
+                sb.add(t, np.repeat(src, k), np.repeat(dst, k), chunks, reduce)
+        else:
+            raise ValueError(
+                f"multi-ring schedules exist for all_reduce, all_gather and "
+                f"reduce_scatter, not {collective}"
+            )
+    if collective == "all_reduce":
+        return rings * p * k, 1, sb.build()
+    return p * rings * k, rings * k, sb.build()

@@ -82,3 +82,25 @@ def build_schedule(
         chunks=chunks,
         root=root,
     )
+
+
+def build_node_ring_schedule(
+    collective: str, p: int, ranks_per_node: int, *, chunks: int = 1
+) -> Schedule:
+    """NCCL-style rings across nodes: one ring per GPU of a node (NCCL's channels), each
+    entering and leaving every node through a different GPU's NIC, each carrying 1/ranks_per_node
+    of the data (see :func:`nccl_course.sim.algorithms.node_rotated_ring_orders`). For
+    all_reduce, all_gather and reduce_scatter; ``algorithm`` is "ring"."""
+    layout.check_collective(collective)
+    orders = alg.node_rotated_ring_orders(p, ranks_per_node)
+    num_chunks, pieces, steps = alg.multi_ring(collective, orders, chunks)
+    return Schedule(
+        collective=collective,
+        algorithm="ring",
+        p=p,
+        num_chunks=num_chunks,
+        size_chunks=layout.size_chunks(collective, p, pieces, num_chunks),
+        step_arrays=steps,
+        chunks=pieces,
+        root=0,
+    )
