@@ -268,9 +268,15 @@ def test_a_missing_required_property(issuer, credential, name):
     check(run(issuer, credential), "structure", f"required property {name!r} is missing")
 
 
-def test_open_badge_without_valid_from(issuer, credential):
-    del credential["validFrom"]
-    check(run(issuer, credential), "structure", "Open Badges 3.0 requires 'validFrom'")
+@pytest.mark.parametrize("name", ["id", "name", "validFrom"])
+def test_open_badge_without_a_required_property(issuer, credential, name):
+    del credential[name]
+    check(run(issuer, credential), "structure", f"Open Badges 3.0 requires {name!r}")
+
+
+def test_open_badge_subject_without_its_type(issuer, credential):
+    credential["credentialSubject"]["type"] = ["CredentialSubject"]
+    check(run(issuer, credential), "structure", "credentialSubject.type does not include")
 
 
 def test_a_malformed_identity_hash(issuer, credential):

@@ -60,7 +60,8 @@ def learner_name(credential: dict) -> str | None:
     """The learner's name from the plain-text ``name`` IdentityObject, if any."""
     subject = credential.get("credentialSubject") or {}
     for ident in subject.get("identifier") or []:
-        if ident.get("identityType") == "name" and not ident.get("hashed"):
+        # OB 3.0's IdentifierTypeEnum has 'name'; earlier drafts used the extension 'ext:name'.
+        if ident.get("identityType") in ("name", "ext:name") and not ident.get("hashed"):
             return ident.get("identityHash")
     return None
 

@@ -106,9 +106,11 @@ def _check_structure(credential: object) -> str:
 
 
 def _check_open_badge(credential: dict, subject: dict) -> None:
-    for name in ("id", "validFrom"):
+    for name in ("id", "name", "validFrom"):
         if name not in credential:
             raise CheckFailed(f"Open Badges 3.0 requires {name!r}; it is missing")
+    if "AchievementSubject" not in _types(subject.get("type")):
+        raise CheckFailed("credentialSubject.type does not include 'AchievementSubject'")
     issuer = credential["issuer"]
     if not isinstance(issuer, dict) or "Profile" not in _types(issuer.get("type")):
         raise CheckFailed("Open Badges 3.0 requires the issuer to be a Profile object")
