@@ -348,3 +348,10 @@ def test_an_achievement_with_an_undefined_term_gives_its_index_back(fresh):
         assert conn.execute("SELECT COUNT(*) FROM allocation").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+def test_a_key_file_open_to_others_is_refused(fresh, tmp_path):
+    key = fresh.folder / "keys" / "key-1.json"
+    key.chmod(0o644)
+    with pytest.raises(PermissionError, match="chmod 600"):
+        Issuer.load_or_create(tmp_path, ISSUER_ID, "Test Issuer", VERIFY_URL)

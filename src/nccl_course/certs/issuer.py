@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 import sqlite3
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -170,6 +171,12 @@ class Issuer:
     def _reload_keys(self) -> None:
         keys = []
         for path in (self.folder / "keys").glob("key-*.json"):
+            mode = stat.S_IMODE(path.stat().st_mode)
+            if mode & 0o077:
+                raise PermissionError(
+                    f"private key file {path} is open to other users (mode {mode:04o}); "
+                    f"run 'chmod 600 {path}' and check who could have read it"
+                )
             data = json.loads(path.read_text())
             seed = decode_ed25519_private(data["secretKeyMultibase"])
             keys.append(

@@ -154,7 +154,7 @@ def run_keygen(args) -> int:
         issuer = Issuer.load_or_create(
             _data_dir(args), args.issuer or DEFAULT_ISSUER, args.name, args.verify_url
         )
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         return _fail(str(exc))
     print(f"issuer:       {issuer.issuer_id}")
     print(f"signing key:  {issuer.verification_method()}")
@@ -170,7 +170,7 @@ def run_rotate(args) -> int:
         issuer = _open_issuer(args)
         old = issuer.verification_method()
         issuer.rotate()
-    except (LookupError, ValueError) as exc:
+    except (LookupError, ValueError, OSError) as exc:
         return _fail(str(exc))
     print(f"rotated: new credentials are signed by {issuer.verification_method()}")
     print(f"{old} stays in the DID document, so credentials it signed still verify")
@@ -184,7 +184,7 @@ def run_revoke(args) -> int:
             target = _read_json(Path(target))
         issuer = _open_issuer(args)
         issuer.revoke(target)
-    except (LookupError, ValueError) as exc:
+    except (LookupError, ValueError, OSError) as exc:
         return _fail(str(exc))
     cid = target if isinstance(target, str) else target.get("id")
     print(f"revoked {cid}; publish the new status list ('nccl-course cert status-list')")
@@ -194,7 +194,7 @@ def run_revoke(args) -> int:
 def run_status_list(args) -> int:
     try:
         _emit(_open_issuer(args).status_list_credential(args.list), args.output)
-    except LookupError as exc:
+    except (LookupError, OSError) as exc:
         return _fail(str(exc))
     return 0
 
@@ -202,7 +202,7 @@ def run_status_list(args) -> int:
 def run_did_document(args) -> int:
     try:
         _emit(_open_issuer(args).did_document(), args.output)
-    except LookupError as exc:
+    except (LookupError, OSError) as exc:
         return _fail(str(exc))
     return 0
 
@@ -223,7 +223,7 @@ def run_issue(args) -> int:
             score=args.score,
             passed_at=passed_at,
         )
-    except (LookupError, ValueError) as exc:
+    except (LookupError, ValueError, OSError) as exc:
         return _fail(str(exc))
     _emit(credential, args.output)
     for path in (args.pdf, args.png):
