@@ -134,6 +134,8 @@ def _read_json(path: Path) -> dict:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ValueError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
 
