@@ -23,13 +23,14 @@ PAGE = "/book/quizzes/practice.html"
 THEME_NOISE = "Got invalid theme mode"
 
 
-@pytest.fixture()
-def quiz(offline_page, book_url):
+def test_practice_quiz_page(offline_page, book_url):
+    """One page load (the page holds every bank, and MathJax typesets it all), then each check."""
     page = offline_page.page
     response = page.goto(book_url + PAGE)
     assert response is not None and response.ok, f"{PAGE} is not in the built book"
     page.wait_for_selector(".nccl-quiz-question")
-    yield page
+    for check_fn in CHECKS:
+        check_fn(page)
     assert offline_page.external == [], offline_page.external
     errors = [e for e in offline_page.console_errors if not e.startswith(THEME_NOISE)]
     assert errors == [], errors
@@ -53,7 +54,7 @@ def text_of(locator) -> str:
     return locator.inner_text().replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
 
 
-def test_single_choice_shows_the_feedback_of_the_choice(quiz):
+def check_single_choice_shows_the_feedback_of_the_choice(quiz):
     inst = INTRO.question("gather-shards-everywhere").instantiate(0)
     v = variant(quiz, "gather-shards-everywhere")
     right = inst.correct_response()
@@ -73,7 +74,7 @@ def test_single_choice_shows_the_feedback_of_the_choice(quiz):
     assert not shown.is_visible()
 
 
-def test_numeric_tolerance_mistakes_and_units(quiz):
+def check_numeric_tolerance_mistakes_and_units(quiz):
     v = variant(quiz, "busbw-factor-8")
     box = v.locator(".nccl-quiz-input")
     box.fill("1.754")  # answer 1.75, abs tolerance 0.005
@@ -90,7 +91,7 @@ def test_numeric_tolerance_mistakes_and_units(quiz):
     assert "Could not read" in check(v)
 
 
-def test_parameterized_numeric_and_new_variant(quiz):
+def check_parameterized_numeric_and_new_variant(quiz):
     question = INTRO.question("allreduce-time-busbw")  # unit ms, rel tolerance 0.02
     for seed in (0, 1):
         inst = question.instantiate(seed)
@@ -109,7 +110,7 @@ def test_parameterized_numeric_and_new_variant(quiz):
     assert variant(quiz, "allreduce-time-busbw", 2).is_visible()
 
 
-def test_multiple_select_partial_credit(quiz):
+def check_multiple_select_partial_credit(quiz):
     inst = INTRO.question("nccl-call-semantics").instantiate(0)
     v = variant(quiz, "nccl-call-semantics")
     right = inst.correct_response()
@@ -120,7 +121,7 @@ def test_multiple_select_partial_credit(quiz):
     assert check(v) == "Correct."
 
 
-def test_ordering_matching_and_text(quiz):
+def check_ordering_matching_and_text(quiz):
     inst = INTRO.question("ring-allreduce-order").instantiate(0)
     v = variant(quiz, "ring-allreduce-order")
     assert check(v).startswith("Not quite")  # shown shuffled, never already in order
@@ -153,7 +154,7 @@ def test_ordering_matching_and_text(quiz):
     assert v.locator(".nccl-quiz-result").inner_text() == "Correct."
 
 
-def test_page_grader_matches_python(quiz):
+def check_page_grader_matches_python(quiz):
     cases = []
     for question in INTRO.questions:
         inst = question.instantiate(0)
@@ -169,9 +170,20 @@ def test_page_grader_matches_python(quiz):
             assert (js["score"], js["outcome"]) == (g.score, g.outcome), (pkey["uid"], response)
 
 
-def test_math_is_typeset_locally(quiz):
+def check_math_is_typeset_locally(quiz):
     # MathJax comes from the book's own _static/vendor; a prompt's math becomes mjx-container.
     prompt = variant(quiz, "chunked-ring-large-tensor")
     math = prompt.locator(".nccl-quiz-choice-text mjx-container").first
     math.wait_for(state="attached", timeout=20000)
     assert math.is_visible()
+
+
+CHECKS = [
+    check_single_choice_shows_the_feedback_of_the_choice,
+    check_numeric_tolerance_mistakes_and_units,
+    check_parameterized_numeric_and_new_variant,
+    check_multiple_select_partial_credit,
+    check_ordering_matching_and_text,
+    check_page_grader_matches_python,
+    check_math_is_typeset_locally,
+]
