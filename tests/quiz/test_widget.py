@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nccl_course.quiz import load_bank
-from nccl_course.quiz.widget import markdown_html, show_quiz
+from nccl_course.quiz.markup import markdown_html
+from nccl_course.quiz.widget import show_quiz
 
 REPO = Path(__file__).resolve().parents[2]
 INTRO = load_bank(REPO / "quizzes" / "intro.yml")
@@ -65,3 +66,12 @@ def test_multiple_ordering_matching_text():
     assert qw.on_check().correct
     qw.controls[0].value = ""
     assert qw.on_check() is None and "first" in qw.feedback.value
+
+
+def test_public_html_view():
+    inst = INTRO.question("chunked-ring-large-tensor").instantiate(0)
+    public = inst.public(html=True)
+    assert public["prompt_html"].startswith("<p>")
+    assert len(public["choices_html"]) == len(public["choices"])
+    assert any("$n/p$" in c for c in public["choices_html"])
+    assert "prompt_html" not in inst.public()

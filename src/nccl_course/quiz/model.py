@@ -224,8 +224,9 @@ class QuestionInstance:
     def id(self) -> str:
         return self.question.id
 
-    def public(self) -> dict:
-        """JSON-safe view for the learner: no correctness flags, no answer."""
+    def public(self, html: bool = False) -> dict:
+        """JSON-safe view for the learner: no correctness flags, no answer. ``html=True`` adds
+        ``prompt_html`` and ``*_html`` lists (markdown rendered, math left for MathJax)."""
         q = self.question
         data = {
             "id": q.id,
@@ -248,6 +249,13 @@ class QuestionInstance:
         elif q.type == "matching":
             data["left"] = list(self.left)
             data["right"] = list(self.right)
+        if html:
+            from nccl_course.quiz.markup import markdown_html
+
+            data["prompt_html"] = markdown_html(self.prompt)
+            for name in ("choices", "items", "left", "right"):
+                if name in data:
+                    data[f"{name}_html"] = [markdown_html(t) for t in data[name]]
         return data
 
     def correct_response(self):

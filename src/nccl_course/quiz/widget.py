@@ -12,22 +12,10 @@ import string
 from pathlib import Path
 
 from nccl_course.quiz.grading import grade
+from nccl_course.quiz.markup import markdown_html
 from nccl_course.quiz.model import Bank, Question, load_bank
 
 _LETTERS = string.ascii_uppercase
-
-
-def markdown_html(text: str) -> str:
-    """Markdown to HTML; $...$ and $$...$$ are kept for MathJax (HTMLMath typesets them)."""
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-
-    def keep_math(content: str, options: dict) -> str:
-        fence = "$$" if options.get("display_mode") else "$"
-        return f"{fence}{html.escape(content)}{fence}"
-
-    md = MarkdownIt("commonmark").use(dollarmath_plugin, double_inline=True, renderer=keep_math)
-    return md.render(text)
 
 
 def _default_bank_dir() -> Path:
