@@ -121,6 +121,10 @@ def test_did_key_issuer(tmp_path):
     assert credential["issuer"]["id"] == issuer.issuer_id
     method = credential["proof"]["verificationMethod"]
     assert method == f"{issuer.issuer_id}#{issuer.issuer_id.split(':')[2]}"
+    doc = issuer.did_document()
+    assert doc["id"] == issuer.issuer_id
+    assert [m["id"] for m in doc["verificationMethod"]] == doc["assertionMethod"] == [method]
+    assert doc["verificationMethod"][0]["publicKeyMultibase"] == issuer.issuer_id.split(":")[2]
     # did:key needs no DID document: the key is in the identifier.
     result = verify(credential, status_list=issuer.status_list_credential())
     assert result.ok, result.reason

@@ -22,6 +22,7 @@ import re
 import secrets
 import sqlite3
 import stat
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -222,22 +223,14 @@ class Issuer:
         self._status_cache.clear()
 
     def did_document(self) -> dict:
-        """The public DID document (all keys, newest last); publish it for did:web."""
-        self._reload_keys()
+        """The public DID document (all keys, oldest first); publish it for did:web.
+
+        For did:key it is the document the identifier itself encodes (one key).
+        """
+        self._refresh_keys()
         if self._requested_id.startswith("did:key"):
-            doc = dids.did_document(self.issuer_id, [])
-            raw = self.current_key.public_raw
-            method = self.verification_method()
-            doc["verificationMethod"] = [
-                {
-                    "id": method,
-                    "type": "Multikey",
-                    "controller": self.issuer_id,
-                    "publicKeyMultibase": encode_ed25519_public(raw),
-                }
-            ]
-            doc["assertionMethod"] = [method]
-            return doc
+            fragment = self.issuer_id.split(":", 2)[2]
+            return dids.did_document(self.issuer_id, [(fragment, self.current_key.public_raw)])
         return dids.did_document(self.issuer_id, [(k.fragment, k.public_raw) for k in self.keys])
 
     @property
@@ -399,8 +392,6 @@ class Issuer:
         Allocates a status list index (the only thing recorded here); the caller stores the
         credential.
         """
-        import uuid
-
         credential_id = f"urn:uuid:{uuid.uuid4()}"
         # Validate the inputs before taking an index.
         build_credential(
