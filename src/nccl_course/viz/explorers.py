@@ -4,6 +4,7 @@ their first state, and the animations are the kernel-free alternative)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from IPython.display import display
 
 from nccl_course.cost.presets import PRESETS
 from nccl_course.sim.registry import ALGORITHMS, build_schedule
@@ -38,7 +39,8 @@ def schedule_explorer(
         with out:
             out.clear_output(wait=True)
             fig = draw_schedule(state["schedule"], step=step.value)
-            plt.show(fig)
+            display(fig)
+            plt.close(fig)
 
     def on_collective(change):
         algo.options = list(ALGORITHMS[change["new"]])
@@ -72,7 +74,8 @@ def algorithm_comparison_explorer(
         with out:
             out.clear_output(wait=True)
             fig = plot_algorithm_comparison(coll.value, pre.value, ranks=nranks.value)
-            plt.show(fig)
+            display(fig)
+            plt.close(fig)
 
     for widget in (coll, pre, nranks):
         widget.observe(redraw, names="value")

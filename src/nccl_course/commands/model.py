@@ -1,0 +1,110 @@
+"""``nccl-course model``: predicted time, algbw and busbw of a collective on a hardware preset."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "model",
+        help="predict a collective's time, algbw and busbw on a hardware preset",
+        description=(
+            "Price a collective with the alpha-beta-gamma cost model on a hardware preset "
+            "(nominal link speeds, see --list-presets). Without --algo the fastest algorithm "
+            "the model knows is chosen. Bandwidths are GB/s = 1e9 bytes/s, as nccl-tests prints."
+        ),
+    )
+    parser.add_argument("collective", nargs="?", help="e.g. all_reduce, all_gather, broadcast")
+    parser.add_argument("--size", help="size in nccl-tests convention, e.g. 64MiB, 1GiB, 8")
+    parser.add_argument("--preset", default="h100-nvlink", help="hardware preset name")
+    parser.add_argument(
+        "--ranks", "-p", type=int, default=None, help="rank count (default: the preset's)"
+    )
+    parser.add_argument(
+        "--algo",
+        "--algorithm",
+        dest="algorithm",
+        default=None,
+        help="algorithm (default: the fastest)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--list-presets", action="store_true", help="list the presets with their sources and exit"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from nccl_course.cost import PRESETS, algorithms_for, predict
+    from nccl_course.units import format_size, parse_size
+
+    if args.list_presets:
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        name: {
+                            "description": p.description,
+                            "ranks": p.ranks,
+                            "alpha_s": p.alpha_s,
+                            "bandwidth_Bps": p.bandwidth_Bps,
+                            "gamma_s_per_byte": p.gamma_s_per_byte,
+                            "inter_alpha_s": p.inter_alpha_s,
+                            "inter_bandwidth_Bps": p.inter_bandwidth_Bps,
+                            "in_network_reduction": p.in_network_reduction,
+                            "source": list(p.source),
+                        }
+                        for name, p in PRESETS.items()
+                    },
+                    indent=2,
+                )
+            )
+            return 0
+        for name, p in PRESETS.items():
+            print(f"{name}: {p.description}")
+            line = (
+                f"    {p.ranks} ranks, {p.bandwidth_Bps / 1e9:g} GB/s per direction per GPU, "
+                f"alpha {p.alpha_s * 1e6:g} us"
+            )
+            if p.inter_bandwidth_Bps:
+                line += (
+                    f"; network {p.inter_bandwidth_Bps / 1e9:g} GB/s per NIC, "
+                    f"alpha {p.inter_alpha_s * 1e6:g} us"
+                )
+            print(line)
+            for source in p.source:
+                print(f"    source: {source}")
+        return 0
+    if not args.collective or args.size is None:
+        print(
+            "error: give a collective and --size (e.g. 'nccl-course model all_reduce "
+            "--size 1GiB --preset h100-nvlink'), or --list-presets",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        size = parse_size(args.size)
+        pred = predict(
+            args.collective, size, args.preset, ranks=args.ranks, algorithm=args.algorithm
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(pred.as_dict(), indent=2))
+        return 0
+    print(
+        f"{pred.collective} of {format_size(size)} on {pred.preset} ({pred.ranks} ranks), "
+        f"algorithm {pred.algorithm}"
+        + (f", {pred.chunks} pipeline chunks" if pred.chunks > 1 else "")
+    )
+    print(f"  time   {pred.time_s * 1e6:12.2f} us")
+    print(f"  algbw  {pred.algbw_GBps:12.2f} GB/s")
+    print(f"  busbw  {pred.busbw_GBps:12.2f} GB/s")
+    if args.algorithm is None:
+        others = [a for a in algorithms_for(args.collective, args.preset) if a != pred.algorithm]
+        if others:
+            print(f"  (fastest of: {pred.algorithm}, {', '.join(others)})")
+    return 0
