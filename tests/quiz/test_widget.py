@@ -26,10 +26,10 @@ def test_single_choice_right_and_wrong():
     assert len(box.questions) == len(INTRO.questions)
     qw = widget_for(box, "gather-shards-everywhere")
     right = qw.inst.correct_response()
-    qw.controls[0].value = "ABCD"[(right + 1) % 4]
+    qw.controls[0].value = str((right + 1) % 4 + 1)
     qw.check.click()
     assert "Not quite." in qw.feedback.value
-    qw.controls[0].value = "ABCD"[right]
+    qw.controls[0].value = str(right + 1)
     qw.check.click()
     assert "Correct." in qw.feedback.value and "FSDP" in qw.feedback.value
 

@@ -48,8 +48,31 @@ def _json_for_script(data: dict) -> str:
 
 
 def _plain(text: str) -> str:
-    """Text for places that cannot hold markup (a <select>'s options)."""
+    """Text for places that cannot hold markup (a <select>'s options): math and code without
+    their delimiters."""
+    text = re.sub(r"\$+([^$]+)\$+", r"\1", text)
+    text = re.sub(r"`([^`]+)`", r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+def bank_dir_for(env) -> Path:
+    """``nccl_quiz_dir`` under the book root; for a page built alone (whose confdir is its own
+    folder) the nearest folder above that has it."""
+    configured = Path(env.config.nccl_quiz_dir)
+    if configured.is_absolute():
+        return configured
+    confdir = Path(env.app.confdir).resolve()
+    for folder in (confdir, *confdir.parents):
+        if (folder / configured).is_dir():
+            return folder / configured
+    return confdir / configured
+
+
+def _bank_names(env) -> tuple[str, ...]:
+    try:
+        return tuple(p.name for p in bank_paths(bank_dir_for(env)))
+    except FileNotFoundError:
+        return ()
 
 
 class QuizDirective(SphinxDirective):
@@ -98,16 +121,7 @@ class QuizDirective(SphinxDirective):
     # -- helpers -------------------------------------------------------------------------
 
     def bank_dir(self) -> Path:
-        """``nccl_quiz_dir`` under the book root; for a page built alone (whose confdir is its
-        own folder) the nearest folder above that has it."""
-        configured = Path(self.env.config.nccl_quiz_dir)
-        if configured.is_absolute():
-            return configured
-        confdir = Path(self.env.app.confdir).resolve()
-        for folder in (confdir, *confdir.parents):
-            if (folder / configured).is_dir():
-                return folder / configured
-        return confdir / configured
+        return bank_dir_for(self.env)
 
     def _raw(self, parent: nodes.Element, markup: str) -> None:
         parent += nodes.raw("", markup, format="html")
@@ -225,6 +239,7 @@ class AllQuizzesDirective(QuizDirective):
         bank_dir = self.bank_dir()
         self.env.nccl_quiz_all_docs = getattr(self.env, "nccl_quiz_all_docs", set())
         self.env.nccl_quiz_all_docs.add(self.env.docname)
+        self.env.nccl_quiz_bank_names = _bank_names(self.env)
         n_variants = self.options.get("variants", DEFAULT_VARIANTS)
         out: list[nodes.Node] = []
         try:
@@ -246,7 +261,10 @@ class AllQuizzesDirective(QuizDirective):
 
 
 def _outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
-    # A page showing every bank must be re-read when a bank file appears or disappears.
+    # A page showing every bank must be re-read when a bank file appears or disappears (edits
+    # of a bank are caught by note_dependency).
+    if getattr(env, "nccl_quiz_bank_names", None) == _bank_names(env):
+        return []
     return sorted(getattr(env, "nccl_quiz_all_docs", set()))
 
 
@@ -258,6 +276,8 @@ def _merge(app: Sphinx, env, docnames, other) -> None:
     env.nccl_quiz_all_docs = getattr(env, "nccl_quiz_all_docs", set()) | getattr(
         other, "nccl_quiz_all_docs", set()
     )
+    if hasattr(other, "nccl_quiz_bank_names"):
+        env.nccl_quiz_bank_names = other.nccl_quiz_bank_names
 
 
 def _add_static_path(app: Sphinx, config) -> None:

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import html
 import random
-import string
 from pathlib import Path
 
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.markup import markdown_html
 from nccl_course.quiz.model import Bank, Question, load_bank
-
-_LETTERS = string.ascii_uppercase
 
 
 def _default_bank_dir() -> Path:
@@ -50,8 +47,9 @@ class QuestionWidget:
         self.controls: list = []
         if q.type in ("single", "multiple"):
             items = "".join(f"<li>{markdown_html(c.text)}</li>" for c in inst.choices)
-            parts.append(f'<ol type="A">{items}</ol>')
-            letters = list(_LETTERS[: len(inst.choices)])
+            # numbered like the terminal and the grader's feedback ("Choice 2 ...")
+            parts.append(f"<ol>{items}</ol>")
+            letters = [str(i + 1) for i in range(len(inst.choices))]
             if q.type == "single":
                 self.controls = [w.RadioButtons(options=letters, value=None)]
             else:
@@ -94,7 +92,7 @@ class QuestionWidget:
         q = self.question
         if q.type == "single":
             value = self.controls[0].value
-            return None if value is None else _LETTERS.index(value)
+            return None if value is None else int(value) - 1
         if q.type == "multiple":
             return [i for i, c in enumerate(self.controls) if c.value]
         if q.type in ("numeric", "text"):
