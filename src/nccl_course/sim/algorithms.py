@@ -156,18 +156,21 @@ def ring_allreduce(p: int, k: int, root: int = 0):
     """Ring reduce-scatter then ring all-gather over p segments (k pieces each): at reduce-
     scatter step t rank r adds segment (r - t) mod p into rank r + 1; at all-gather step t it
     copies segment (r + 1 - t) mod p, which it already holds complete."""
+    if p == 1:
+        return k, []
     r = np.arange(p)
-    nxt = (r + 1) % p
+    t = np.arange(p - 1)[:, None]
     pieces = np.arange(k)
-    steps = []
-    for phase, reduce in ((0, True), (1, False)):
-        for t in range(p - 1):
-            seg = (r - t) % p if phase == 0 else (r + 1 - t) % p
-            chunks = (seg[:, None] * k + pieces).reshape(-1)
-            src = np.repeat(r, k)
-            dst = np.repeat(nxt, k)
-            steps.append(Step(src, dst, chunks, np.full(src.size, reduce)))
-    return p * k, steps
+    # All 2(p-1) steps at once, [step, rank * piece]; each Step is a row (a view, no copy).
+    seg = np.concatenate([(r - t) % p, (r + 1 - t) % p])
+    chunks = (seg[:, :, None] * k + pieces).reshape(2 * (p - 1), p * k)
+    src = np.repeat(r, k)
+    dst = (src + 1) % p
+    reduce = np.concatenate([np.ones(p * k, dtype=bool), np.zeros(p * k, dtype=bool)])
+    red_rows = (reduce[: p * k], reduce[p * k :])
+    return p * k, [
+        Step(src, dst, chunks[i], red_rows[0 if i < p - 1 else 1]) for i in range(2 * (p - 1))
+    ]
 
 
 def double_binary_tree_allreduce(p: int, k: int, root: int = 0):

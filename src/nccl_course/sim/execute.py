@@ -8,11 +8,8 @@ from nccl_course.sim import layout
 from nccl_course.sim.schedule import Schedule, ScheduleError, Step
 
 
-def _check_step(index: int, step: Step, p: int, num_chunks: int, held: np.ndarray) -> bool:
-    """Raise ScheduleError if the step is invalid; return whether some chunk of some rank
-    receives more than one reduction in it."""
-    if len(step) == 0:
-        return False
+def _locate_static_error(index: int, step: Step, p: int, num_chunks: int) -> None:
+    """Raise the ScheduleError for a step known to have a bad id or a self-send."""
     for name, values, limit in (("src", step.src, p), ("dst", step.dst, p)):
         bad = (values < 0) | (values >= limit)
         if bad.any():
@@ -32,6 +29,29 @@ def _check_step(index: int, step: Step, p: int, num_chunks: int, held: np.ndarra
     if self_sends.any():
         i = int(np.argmax(self_sends))
         raise ScheduleError(f"step {index}: rank {int(step.src[i])} sends to itself")
+
+
+def check_static(schedule: Schedule) -> None:
+    """Ids in range and no self-sends, for all steps at once (cheap, vectorized)."""
+    steps = [s for s in schedule.step_arrays if len(s)]
+    if not steps:
+        return
+    p, num_chunks = schedule.p, schedule.num_chunks
+    lo = min(min(int(s.src.min()), int(s.dst.min()), int(s.chunk.min())) for s in steps)
+    hi_rank = max(max(int(s.src.max()), int(s.dst.max())) for s in steps)
+    hi_chunk = max(int(s.chunk.max()) for s in steps)
+    self_send = any(bool((s.src == s.dst).any()) for s in steps)
+    if lo < 0 or hi_rank >= p or hi_chunk >= num_chunks or self_send:
+        for index, step in enumerate(schedule.step_arrays):
+            _locate_static_error(index, step, p, num_chunks)
+
+
+def _check_step(
+    index: int, step: Step, p: int, num_chunks: int, held: np.ndarray, stamp: np.ndarray
+) -> bool:
+    """Raise ScheduleError if the step cannot run on the current holdings; return whether some
+    chunk of some rank receives more than one reduction in it. ``stamp``: scratch int64 array of
+    p * num_chunks entries. Ids must already be in range (``check_static``)."""
     missing = ~held[step.src, step.chunk]
     if missing.any():
         i = int(np.argmax(missing))
@@ -40,19 +60,24 @@ def _check_step(index: int, step: Step, p: int, num_chunks: int, held: np.ndarra
             f"to rank {int(step.dst[i])}, but rank {int(step.src[i])} does not hold that chunk"
         )
     target = step.dst * num_chunks + step.chunk
-    order = np.argsort(target, kind="stable")
-    same = target[order][1:] == target[order][:-1]
-    # Several reductions into one chunk are fine (the receiver adds every incoming piece, as a
-    # tree node with two children does); a copy may not share its target with anything.
-    clash = same & ~(step.reduce[order][1:] & step.reduce[order][:-1])
-    if clash.any():
-        first = int(np.argmax(clash))
-        a, b = int(order[first]), int(order[first + 1])
-        raise ScheduleError(
-            f"step {index}: two transfers write chunk {int(step.chunk[a])} of rank "
-            f"{int(step.dst[a])} (from ranks {int(step.src[a])} and {int(step.src[b])}); "
-            "a rank can receive a chunk it overwrites only once per step"
-        )
+    # Repeated targets without sorting: write each transfer's index, read it back.
+    order = np.arange(target.size)
+    stamp[target] = order
+    repeats = bool((stamp[target] != order).any())
+    if repeats:
+        sort = np.argsort(target, kind="stable")
+        same = target[sort][1:] == target[sort][:-1]
+        # Several reductions into one chunk are fine (the receiver adds every incoming piece,
+        # as a tree node with two children does); a copy may not share its target.
+        clash = same & ~(step.reduce[sort][1:] & step.reduce[sort][:-1])
+        if clash.any():
+            first = int(np.argmax(clash))
+            a, b = int(sort[first]), int(sort[first + 1])
+            raise ScheduleError(
+                f"step {index}: two transfers write chunk {int(step.chunk[a])} of rank "
+                f"{int(step.dst[a])} (from ranks {int(step.src[a])} and {int(step.src[b])}); "
+                "a rank can receive a chunk it overwrites only once per step"
+            )
     into_missing = step.reduce & ~held[step.dst, step.chunk]
     if into_missing.any():
         i = int(np.argmax(into_missing))
@@ -60,17 +85,25 @@ def _check_step(index: int, step: Step, p: int, num_chunks: int, held: np.ndarra
             f"step {index}: rank {int(step.dst[i])} is asked to reduce into chunk "
             f"{int(step.chunk[i])}, which it does not hold"
         )
-    return bool(same.any())
+    return repeats
 
 
 def apply_step(
-    index: int, step: Step, data: np.ndarray, held: np.ndarray, p: int, num_chunks: int
+    index: int,
+    step: Step,
+    data: np.ndarray,
+    held: np.ndarray,
+    p: int,
+    num_chunks: int,
+    stamp: np.ndarray | None = None,
 ) -> None:
     """Check step ``index`` and apply it to ``data[p, num_chunks, m]`` and
-    ``held[p, num_chunks]`` in place."""
-    repeats = _check_step(index, step, p, num_chunks, held)
+    ``held[p, num_chunks]`` in place (ids must be in range: see ``check_static``)."""
     if len(step) == 0:
         return
+    if stamp is None:
+        stamp = np.zeros(p * num_chunks, dtype=np.int64)
+    repeats = _check_step(index, step, p, num_chunks, held, stamp)
     incoming = data[step.src, step.chunk]  # a copy: every read sees the start of the step
     red = step.reduce
     if red.all() and not repeats:
@@ -87,8 +120,10 @@ def apply_step(
 
 def execute(schedule: Schedule, data: np.ndarray, held: np.ndarray) -> None:
     """Apply every step to ``data[p, num_chunks, m]`` and ``held[p, num_chunks]`` in place."""
+    check_static(schedule)
+    stamp = np.zeros(schedule.p * schedule.num_chunks, dtype=np.int64)
     for index, step in enumerate(schedule.step_arrays):
-        apply_step(index, step, data, held, schedule.p, schedule.num_chunks)
+        apply_step(index, step, data, held, schedule.p, schedule.num_chunks, stamp)
 
 
 def provenance_states(schedule: Schedule) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -107,6 +142,7 @@ def provenance_states(schedule: Schedule) -> list[tuple[np.ndarray, np.ndarray]]
     else:
         data[ranks, chunks, ranks] = 1
     states = [(held.copy(), data.copy())]
+    check_static(schedule)
     for index, step in enumerate(schedule.step_arrays):
         apply_step(index, step, data, held, p, num_chunks)
         states.append((held.copy(), data.copy()))
