@@ -63,6 +63,14 @@ def response_for(question: dict, version: int):
     return f"answer {version}"
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux /proc)."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def write_blueprint(path: Path, quizzes: Path, per_bank: int, minutes: int) -> dict:
     from nccl_course.exam.service import QuizEngine
 
@@ -236,8 +244,10 @@ def main(argv: list[str] | None = None) -> int:
         server.start()
         try:
             learners = [Learner(i) for i in range(args.learners)]
+            cpu_before = process_cpu_s(server.proc.pid)
             load = asyncio.run(run_load(server.url, learners, args.resaves, args.connections))
             alive = server.proc.poll() is None
+            server_cpu_s = process_cpu_s(server.proc.pid) - cpu_before if alive else float("nan")
         finally:
             server.stop()
         if not alive:
@@ -263,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
         "start_p99_ms": round(percentile(lat["start"], 0.99) * ms, 2),
         "submit_p50_ms": round(percentile(lat["submit"], 0.50) * ms, 2),
         "submit_p99_ms": round(percentile(lat["submit"], 0.99) * ms, 2),
+        "server_cpu_s": round(server_cpu_s, 2),
+        "server_cpu_ms_per_request": round(
+            1000 * server_cpu_s / max(1, saves + 3 * args.learners), 2
+        ),
+        "load_average_1min": round(__import__("os").getloadavg()[0], 2),
         "errors": len(errors),
         "error_examples": errors[:5],
         **integrity,
@@ -284,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"submit latency         p50 {figures['submit_p50_ms']:.1f} ms, "
         f"p99 {figures['submit_p99_ms']:.1f} ms"
+    )
+    print(
+        f"server CPU             {figures['server_cpu_s']:.1f} s "
+        f"({figures['server_cpu_ms_per_request']:.2f} ms per request; machine load average "
+        f"{figures['load_average_1min']} on {__import__('os').cpu_count()} cores)"
     )
     print(f"errors                 {figures['errors']} {figures['error_examples']}")
     print(

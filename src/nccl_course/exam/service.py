@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.exc import IntegrityError
 
 from nccl_course.exam.blueprint import Blueprint, draw_questions, json_roundtrip
@@ -145,6 +145,7 @@ class ExamService:
         self.issuer = issuer  # nccl_course.exam.credentials.CredentialDesk or None
         self._issue_lock = threading.Lock()
         self._question_counts: dict[int, int] = {}
+        self._statements: dict[str, tuple] = {}
 
     # ---- learners ---------------------------------------------------------------------
     def register(self, name: str, email: str) -> tuple[Learner, str]:
@@ -391,15 +392,12 @@ class ExamService:
         """The checks and the upsert of one answer inside the caller's write transaction.
         Every refusal is raised before anything is written, so a refused answer leaves the
         transaction clean for the other answers of a batch. This is the hot path of the
-        server: one SELECT (learner key + attempt, row-locked on PostgreSQL) and one UPSERT."""
-        query = (
-            select(Attempt.id, Attempt.status, Attempt.deadline_at)
-            .join(Learner, Learner.id == Attempt.learner_id)
-            .where(Learner.token_hash == token_hash(token or ""), Attempt.public_id == attempt_id)
-        )
-        if session.get_bind().dialect.name == "postgresql":
-            query = query.with_for_update(of=Attempt)
-        row = session.execute(query).one_or_none()
+        server: one SELECT (learner key + attempt, row-locked on PostgreSQL) and one UPSERT,
+        both built once (building SQLAlchemy statements costs more CPU than running them)."""
+        lookup, upsert = self._save_statements(session.get_bind().dialect.name)
+        row = session.execute(
+            lookup, {"token_hash": token_hash(token or ""), "attempt_id": attempt_id}
+        ).one_or_none()
         if row is None:
             learner = self._learner(session, token)  # 401 if the key is wrong
             self._attempt(session, learner, attempt_id)  # else 404
@@ -411,23 +409,46 @@ class ExamService:
         if not 0 <= index < self._question_count(session, row.id):
             raise ExamError(404, "no_question", f"this attempt has no question {index}")
         now = utcnow()
-        insert = _insert_for(session)(Answer).values(
-            attempt_id=row.id,
-            question_index=index,
-            response=response,
-            revision=1,
-            updated_at=now,
-        )
-        upsert = insert.on_conflict_do_update(
-            index_elements=["attempt_id", "question_index"],
-            set_={
-                "response": insert.excluded.response,
-                "revision": Answer.revision + 1,
-                "updated_at": insert.excluded.updated_at,
-            },
-        ).returning(Answer.revision)
-        revision = session.execute(upsert).scalar_one()
+        revision = session.execute(
+            upsert,
+            {"attempt_pk": row.id, "index": index, "response": response, "now": now},
+        ).scalar_one()
         return {"index": index, "saved": True, "revision": revision, "saved_at": iso(now)}
+
+    def _save_statements(self, dialect: str):
+        statements = self._statements.get(dialect)
+        if statements is None:
+            lookup = (
+                select(Attempt.id, Attempt.status, Attempt.deadline_at)
+                .join(Learner, Learner.id == Attempt.learner_id)
+                .where(
+                    Learner.token_hash == bindparam("token_hash"),
+                    Attempt.public_id == bindparam("attempt_id"),
+                )
+            )
+            if dialect == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert
+
+                lookup = lookup.with_for_update(of=Attempt)
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            values = insert(Answer).values(
+                attempt_id=bindparam("attempt_pk"),
+                question_index=bindparam("index"),
+                response=bindparam("response", type_=Answer.__table__.c.response.type),
+                revision=1,
+                updated_at=bindparam("now", type_=Answer.__table__.c.updated_at.type),
+            )
+            upsert = values.on_conflict_do_update(
+                index_elements=["attempt_id", "question_index"],
+                set_={
+                    "response": values.excluded.response,
+                    "revision": Answer.revision + 1,
+                    "updated_at": values.excluded.updated_at,
+                },
+            ).returning(Answer.revision)
+            statements = self._statements[dialect] = (lookup, upsert)
+        return statements
 
     def _question_count(self, session, attempt_pk: int) -> int:
         """Questions of an attempt (fixed when it starts, so it is cached)."""
@@ -585,12 +606,3 @@ class ExamService:
     def answer_count(self) -> int:
         with self.db.read() as session:
             return session.scalar(select(func.count()).select_from(Answer))
-
-
-def _insert_for(session):
-    """The dialect's INSERT with ON CONFLICT support (SQLite and PostgreSQL share the API)."""
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
