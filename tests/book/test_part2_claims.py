@@ -206,3 +206,15 @@ def test_debugging_watchdog_arithmetic():
     assert bank_answer("debugging", "default-nccl-timeout") == 10
     assert bank_answer("debugging", "gather-output-size") == 8 * 1024
     assert bank_answer("debugging", "reduce-scatter-output-size") == 4096 / 8
+
+
+def test_ring_tree_switch_on_two_nodes_is_about_one_mib():
+    from nccl_course.viz.plots import comparison_data
+
+    text = page("practice/01-inside-nccl.md")
+    algos = ("ring", "double_binary_tree")
+    switches = comparison_data("all_reduce", "ib-ndr-2node", None, None, algos)["switches"]
+    assert len(switches) == 1
+    size, below, above = switches[0]
+    assert (below, above) == ("double_binary_tree", "ring")
+    assert 0.5 * MIB < size < 2 * MIB and "the switch around 1 MiB in this model" in text
