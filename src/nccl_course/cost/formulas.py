@@ -8,8 +8,12 @@ sends in total, its own block included). ``lg p`` is ceil(log2 p).
 
 These are the forms MPICH's sources state (src/mpi/coll/...), written exactly rather than to
 leading order where the exact form is simple (e.g. pairwise all-to-all sends (p-1)/p * n, which
-MPICH rounds to n). The simulator's schedule cost must equal these on a uniform fully connected
-topology; tests check that.
+MPICH rounds to n), and extended to every schedule of :mod:`nccl_course.sim`, including p not a
+power of two (Thakur et al.'s fold) and the pipelined trees. The network they assume is uniform
+and fully connected with one full-duplex port per rank (a rank sends one message and receives one
+at full speed at the same time; messages through one port share it), and steps are bulk
+synchronous. Under that model the simulator's schedule cost equals these forms exactly for every
+algorithm and p = 1..33: tests/engine/test_cost.py checks it.
 """
 
 from __future__ import annotations

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 
-import matplotlib.pyplot as plt
+import matplotlib
 import numpy as np
 from matplotlib.collections import PatchCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from nccl_course.sim import build_schedule
@@ -26,13 +28,20 @@ MAX_DRAWN_RANKS = 32
 MAX_DRAWN_CHUNKS = 64
 
 
+def new_figure(*grid, figsize):
+    """A Figure with axes, made without pyplot: it is shown only when a cell returns or
+    displays it (pyplot figures would also be shown automatically, i.e. twice)."""
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(*grid)
+
+
 def rank_color(rank: int, p: int):
     """The colour of rank ``rank``'s data (tab10 up to 10 ranks, tab20 up to 20, then hsv)."""
     if p <= 10:
-        return plt.get_cmap("tab10")(rank)
+        return matplotlib.colormaps["tab10"](rank)
     if p <= 20:
-        return plt.get_cmap("tab20")(rank)
-    return plt.get_cmap("hsv")(rank / p)
+        return matplotlib.colormaps["tab20"](rank)
+    return matplotlib.colormaps["hsv"](rank / p)
 
 
 def _box_positions(p: int) -> np.ndarray:
@@ -145,8 +154,8 @@ def _draw_arrows(ax, step, centres, box_w, box_h):
 
 def _legend(ax, p):
     handles = [
-        plt.Line2D([], [], color=COPY_COLOR, lw=1.3, label="copy"),
-        plt.Line2D([], [], color=REDUCE_COLOR, lw=1.3, ls="--", label="reduce (+)"),
+        Line2D([], [], color=COPY_COLOR, lw=1.3, label="copy"),
+        Line2D([], [], color=REDUCE_COLOR, lw=1.3, ls="--", label="reduce (+)"),
         Rectangle((0, 0), 1, 1, fill=False, edgecolor="red", lw=1.2, label="written this step"),
     ]
     ax.legend(
@@ -205,7 +214,7 @@ def draw_schedule(schedule: Schedule, *, step: int | None = None, ax=None):
             raise ValueError(f"step must be 0..{schedule.num_steps}, got {step}")
         if ax is None:
             size = 5.0 + 0.08 * max(0, schedule.p - 8)
-            fig, ax = plt.subplots(figsize=(size, size))
+            fig, ax = new_figure(figsize=(size, size))
         else:
             fig = ax.figure
         draw_schedule_state(ax, schedule, provenance_states(schedule), step)
@@ -217,7 +226,7 @@ def _draw_overview(schedule: Schedule, ax=None):
     p, steps = schedule.p, schedule.steps
     shown = steps[:60]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * p + 1.5), max(2.0, 0.35 * len(shown) + 1)))
+        fig, ax = new_figure(figsize=(max(4.0, 0.45 * p + 1.5), max(2.0, 0.35 * len(shown) + 1)))
     else:
         fig = ax.figure
     for r in range(p):
@@ -291,7 +300,7 @@ def draw_before_after(collective: str, p: int, *, algorithm: str | None = None, 
     held0, contrib0 = states[0]
     held1, contrib1 = states[-1]
     needed = required(collective, p, schedule.chunks, schedule.num_chunks, schedule.root)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 0.45 * p + 1.4))
+    fig, (left, right) = new_figure(1, 2, figsize=(9, 0.45 * p + 1.4))
     _buffer_grid(left, held0, contrib0, held0, p, f"{collective}: before (inputs)", "(no input)")
     _buffer_grid(right, held1, contrib1, needed, p, "after (outputs)")
     fig.tight_layout()

@@ -3,13 +3,13 @@ sizes where the fastest algorithm changes marked."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.model import algorithms_for, crossovers, sweep_times
 from nccl_course.cost.presets import get_preset
 from nccl_course.units import format_size
+from nccl_course.viz.drawing import new_figure
 
 DEFAULT_SIZES = np.logspace(np.log10(8), np.log10(16 * 1024**3), 50)
 
@@ -43,7 +43,7 @@ def plot_algorithm_comparison(collective: str, preset, sizes=None, ranks=None, a
     preset = get_preset(preset)
     data = comparison_data(collective, preset, sizes, ranks, algorithms)
     sizes, p = data["sizes"], data["ranks"]
-    fig, (ax_t, ax_b) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax_t, ax_b) = new_figure(1, 2, figsize=(11, 4.2))
     for algo, t in data["times"].items():
         ax_t.loglog(sizes, t * 1e6, label=algo)
         if collective != "barrier" and p > 1:
@@ -78,7 +78,7 @@ def plot_time_vs_ranks(collective: str, preset, size_bytes: int, ranks=None, alg
     preset = get_preset(preset)
     ranks = list(ranks or [2, 4, 8, 16, 32, 64])
     algorithms = tuple(algorithms or algorithms_for(collective, preset))
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = new_figure(figsize=(6, 4))
     for algo in algorithms:
         t = [sweep_times(collective, algo, [size_bytes], preset, ranks=p)[0][0] for p in ranks]
         ax.loglog(ranks, np.asarray(t) * 1e6, marker="o", label=algo)
