@@ -215,6 +215,28 @@ def _environ(values: dict[str, str]):
                 os.environ[key] = old
 
 
+@contextlib.contextmanager
+def _main_module_hidden():
+    """Start children without re-running the caller's script in them.
+
+    ``spawn`` normally re-imports ``__main__`` in every child, which re-runs a script that calls
+    :func:`launch` without an ``if __name__ == "__main__":`` guard (and pays for its imports).
+    The children never need it: targets travel by file path or module name.
+    """
+    main = sys.modules.get("__main__")
+    saved = {k: getattr(main, k) for k in ("__spec__", "__file__") if hasattr(main, k)}
+    try:
+        if main is not None:
+            if "__spec__" in saved:
+                main.__spec__ = None
+            if "__file__" in saved:
+                del main.__file__
+        yield
+    finally:
+        for key, value in saved.items():
+            setattr(main, key, value)
+
+
 def _stop(processes) -> None:
     for proc in processes:
         if proc.is_alive():
@@ -269,7 +291,7 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
                 name=f"nccl-course-rank{rank}",
                 daemon=True,
             )
-            with _environ(env):
+            with _environ(env), _main_module_hidden():
                 proc.start()
             processes.append(proc)
 

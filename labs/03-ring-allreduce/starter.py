@@ -1,0 +1,141 @@
+"""Lab 03, starter: ring all-reduce from point-to-point messages. Fill in the TODOs in order.
+
+All-reduce = reduce-scatter + all-gather. With p ranks the buffer is cut into p segments. In
+p-1 reduce-scatter steps each segment travels once around the ring, picking up every rank's
+contribution, so each rank ends owning one fully reduced segment; in p-1 all-gather steps the
+reduced segments travel around again and every rank gets all of them. Each rank sends and
+receives 2(p-1)/p of the buffer in all, which is why nccl-tests' busbw for all-reduce is
+algbw * 2(p-1)/p.
+
+Run: ``nccl-course lab run 03 --nproc 4`` (prints busbw of your ring and of dist.all_reduce side
+by side); check: ``nccl-course lab check 03``. Use only send/recv (``exchange``,
+``dist.batch_isend_irecv``): the checks disable the built-in collectives.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+
+from nccl_course.dist import device, script_main
+
+
+# Step 1 ----------------------------------------------------------------------------------------
+def split_bounds(numel: int, parts: int) -> list[tuple[int, int]]:
+    """Cut ``numel`` elements into ``parts`` consecutive pieces as (start, length) pairs whose
+    lengths differ by at most one, the longer ones first. Pieces may be empty when numel < parts."""
+    # TODO(step 1): e.g. split_bounds(10, 4) == [(0, 3), (3, 3), (6, 2), (8, 2)];
+    # split_bounds(2, 3) == [(0, 1), (1, 1), (2, 0)].
+    raise NotImplementedError("TODO(step 1): split numel elements into parts (start, length)")
+
+
+# Step 2 ----------------------------------------------------------------------------------------
+def exchange(send: torch.Tensor, dst: int, recv: torch.Tensor, src: int) -> None:
+    """Send to ``dst`` and receive from ``src`` as one batch, then wait for both."""
+    ops = [dist.P2POp(dist.isend, send, dst), dist.P2POp(dist.irecv, recv, src)]
+    for request in dist.batch_isend_irecv(ops):
+        request.wait()
+
+
+def ring_all_reduce_simple(tensor: torch.Tensor) -> torch.Tensor:
+    """Sum ``tensor`` (1-D, contiguous) over all ranks, in place, with a ring; return it.
+    One message per step, no pipelining: 2(p-1) steps of one segment each."""
+    # TODO(step 2): cut the tensor into p segments with split_bounds. Reduce-scatter: p-1 steps;
+    # in step s exchange(...) segment (rank - s) to the next rank against a scratch buffer from
+    # the previous rank, then add the scratch into segment (rank - s - 1). All-gather: p-1 steps;
+    # in step s send segment (rank + 1 - s) and receive segment (rank - s) straight into place.
+    # Indices are modulo p. With p == 1 there is nothing to do.
+    raise NotImplementedError("TODO(step 2): ring reduce-scatter, then ring all-gather")
+
+
+# Step 3 ----------------------------------------------------------------------------------------
+def ring_all_reduce(tensor: torch.Tensor, chunks: int = 4) -> torch.Tensor:
+    """The same ring, pipelined: every segment is cut into ``chunks`` pieces, and piece c of
+    every step travels on its own *lane*. As soon as piece c of step t has arrived (and, in the
+    reduce-scatter half, been added), piece c of step t+1 is posted, while the other pieces of
+    step t are still on the wire. Transfers of one lane overlap with additions of another, and
+    no rank waits for a whole segment before passing data on.
+
+    Step t < p-1 is reduce-scatter step t; step t >= p-1 is all-gather step t-(p-1). What a rank
+    sends in step t+1 is exactly what it finished receiving in step t, so each lane is a chain.
+    """
+    # TODO(step 3): the same 2(p-1) steps, each segment cut into ``chunks`` pieces with
+    # split_bounds. Keep one batch of (isend, irecv) in flight per piece ("lane"): post step 0 of
+    # every lane, then for each step t and lane c: wait for lane c's requests, add the received
+    # piece (reduce-scatter steps only), and post lane c's step t+1 right away. Skip empty pieces
+    # on both sides (both ranks compute the same bounds).
+    raise NotImplementedError("TODO(step 3): pipeline the ring in chunks")
+
+
+# Step 4 ----------------------------------------------------------------------------------------
+def busbw_all_reduce(nbytes: int, seconds: float, p: int) -> float:
+    """nccl-tests' bus bandwidth of an all-reduce of ``nbytes`` taking ``seconds`` on ``p``
+    ranks, in GB/s (1e9 bytes/s): algbw = nbytes / seconds, busbw = algbw * 2(p-1)/p."""
+    # TODO(step 4): algbw in GB/s (1e9 bytes/s) times the all-reduce factor.
+    raise NotImplementedError("TODO(step 4): bus bandwidth of an all-reduce")
+
+
+def _synchronize(dev: torch.device) -> None:
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+def time_all_reduce(fn, tensor: torch.Tensor, iters: int) -> float:
+    """Seconds per call of ``fn(tensor)``, as the slowest rank saw it (everyone starts together
+    after a barrier; the collective is done when the last rank is done)."""
+    dist.barrier()
+    _synchronize(tensor.device)
+    start = time.perf_counter()
+    for _ in range(iters):
+        fn(tensor)
+    _synchronize(tensor.device)
+    elapsed = torch.tensor([(time.perf_counter() - start) / iters], dtype=torch.float64)
+    dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)  # a CPU tensor: fine on gloo; see main()
+    return float(elapsed.item())
+
+
+def compare_busbw(nbytes: int, iters: int = 5, repeats: int = 5, chunks: int = 4) -> dict:
+    """Median busbw (GB/s) of ``ring_all_reduce`` and ``dist.all_reduce`` on float32 buffers of
+    ``nbytes``, measured alternately in one run so both see the same machine load."""
+    p = dist.get_world_size()
+    buffer = torch.zeros(nbytes // 4, dtype=torch.float32, device=device())
+    ring_fn = lambda t: ring_all_reduce(t, chunks)  # noqa: E731
+    ring_fn(buffer)
+    dist.all_reduce(buffer)  # warm-up: connections, allocations
+    ring, builtin = [], []
+    for _ in range(repeats):
+        ring.append(busbw_all_reduce(nbytes, time_all_reduce(ring_fn, buffer, iters), p))
+        builtin.append(busbw_all_reduce(nbytes, time_all_reduce(dist.all_reduce, buffer, iters), p))
+    return {
+        "nbytes": nbytes,
+        "ring_busbw": statistics.median(ring),
+        "all_reduce_busbw": statistics.median(builtin),
+        "ring_runs": ring,
+        "all_reduce_runs": builtin,
+    }
+
+
+def main() -> None:
+    """Check the ring on a small buffer, then print busbw of the ring and dist.all_reduce."""
+    rank, p = dist.get_rank(), dist.get_world_size()
+    x = torch.arange(10, dtype=torch.float32, device=device()) + rank
+    ring_all_reduce(x)
+    if rank == 0:
+        want = [p * i + p * (p - 1) // 2 for i in range(10)]
+        print(f"ring all-reduce of arange(10) + rank on {p} ranks: {x.tolist()}")
+        print("correct" if x.tolist() == want else f"WRONG, expected {want}")
+        print(f"{'size':>10} {'ring busbw':>12} {'all_reduce busbw':>18}   (GB/s, median of 5)")
+    for nbytes in (64 * 1024, 1024**2, 16 * 1024**2, 64 * 1024**2):
+        result = compare_busbw(nbytes)
+        if rank == 0:
+            print(
+                f"{nbytes // 1024:>8} KiB {result['ring_busbw']:>12.3f} "
+                f"{result['all_reduce_busbw']:>18.3f}"
+            )
+
+
+if __name__ == "__main__":
+    script_main(main)
