@@ -164,7 +164,7 @@ class QuizDirective(SphinxDirective):
             self._raw(parent, "</ol>")
         elif q.type == "numeric":
             unit = html.escape(q.unit)
-            label = f"Answer in {unit}" if q.unit else "Answer (a number)"
+            label = "Answer" if q.unit else "Answer (a number)"
             self._raw(
                 parent,
                 f'<label class="nccl-quiz-numeric">{label}: '
