@@ -27,8 +27,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=Path(os.environ.get("NCCL_COURSE_DATA_DIR", "data")),
-        help="folder for the database, issuer keys and admin token (default ./data)",
+        default=Path(os.environ.get("NCCL_COURSE_DATA_DIR", ".data")),
+        help="folder for the database, issuer keys and admin token (default ./.data)",
     )
     parser.add_argument(
         "--database-url",

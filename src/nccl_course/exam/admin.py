@@ -1,7 +1,7 @@
 """Admin commands for a running course server (they go through its token-protected API).
 
     python -m nccl_course.exam.admin revoke CREDENTIAL_ID --reason "..." \\
-        [--server http://127.0.0.1:8000] [--token TOKEN | --data-dir data]
+        [--server http://127.0.0.1:8000] [--token TOKEN | --data-dir .data]
 
 The token comes from --token, else ``NCCL_COURSE_ADMIN_TOKEN``, else the file the server
 generated in its data folder (``DATA_DIR/admin-token``).
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     rev.add_argument("--reason", default="", help="why (kept in the server's database)")
     rev.add_argument("--server", default="http://127.0.0.1:8000", help="the server's URL")
     rev.add_argument("--token", default=None, help="admin token (default: env or data folder)")
-    rev.add_argument("--data-dir", type=Path, default=Path("data"), help="server data folder")
+    rev.add_argument("--data-dir", type=Path, default=Path(".data"), help="server data folder")
     args = parser.parse_args(argv)
     token = admin_token(args.token, args.data_dir)
     if not token:

@@ -1,7 +1,7 @@
 """Configuration of the course server, gathered in one place.
 
-Defaults: data in ``./data`` (SQLite database ``course.db`` in WAL mode, the issuer's keys and
-status list, the admin token, rendered certificates); the book from ``_build/html``; question
+Defaults: data in ``./.data``, which git ignores (the SQLite database ``course.db`` in WAL mode,
+the issuer's keys and status list, the admin token, rendered certificates); the book from ``_build/html``; question
 banks and the exam blueprint from ``quizzes/``. ``DATABASE_URL`` selects another database
 (e.g. ``postgresql://user@host/db``); ``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token.
 """
@@ -22,7 +22,7 @@ DATABASE_FILE = "course.db"
 
 @dataclass
 class Settings:
-    data_dir: Path = Path("data")
+    data_dir: Path = Path(".data")
     database_url: str | None = None
     book_dir: Path = Path("_build/html")
     quizzes_dir: Path = Path("quizzes")
