@@ -403,7 +403,7 @@ def bruck_alltoall(p: int, k: int, root: int = 0):
 
 
 def direct_gather(p: int, k: int, root: int):
-    """Every rank sends its block to the root in the same step (as ncclGather, NCCL 2.28)."""
+    """Every rank sends its block to the root in the same step."""
     sb = StepBuilder()
     for rank in range(p):
         if rank != root:

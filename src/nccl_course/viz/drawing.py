@@ -7,6 +7,7 @@ drawn as solid blue arrows, reductions as dashed orange arrows marked "+".
 
 from __future__ import annotations
 
+import io
 import math
 
 import matplotlib
@@ -28,10 +29,20 @@ MAX_DRAWN_RANKS = 32
 MAX_DRAWN_CHUNKS = 64
 
 
+class CourseFigure(Figure):
+    """A Figure that renders itself as PNG in Jupyter (``_repr_png_``). The package makes its
+    figures without pyplot, so a notebook shows one exactly once: when a cell returns or
+    displays it (a pyplot figure would also be shown at the end of the cell, i.e. twice)."""
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        return buffer.getvalue()
+
+
 def new_figure(*grid, figsize):
-    """A Figure with axes, made without pyplot: it is shown only when a cell returns or
-    displays it (pyplot figures would also be shown automatically, i.e. twice)."""
-    fig = Figure(figsize=figsize)
+    """A :class:`CourseFigure` and its axes (``grid``: rows, columns as for subplots)."""
+    fig = CourseFigure(figsize=figsize)
     return fig, fig.subplots(*grid)
 
 
