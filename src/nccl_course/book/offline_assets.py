@@ -28,14 +28,18 @@ _ASSETS = [
 
 
 def _node_modules(app: Sphinx) -> Path:
-    root = Path(app.confdir)
-    modules = root / "node_modules"
-    if not modules.is_dir():
-        raise ExtensionError(
-            f"{modules} is missing: the book ships its JavaScript from the npm registry so it works "
-            "offline. Run 'npm ci' in the repository root (or 'make setup') and build again."
-        )
-    return modules
+    # A whole-book build runs from the repository root; a one-page build
+    # (jupyter-book build book/x.md) from the page's folder: look upwards.
+    start = Path(app.confdir).resolve()
+    for folder in (start, *start.parents):
+        modules = folder / "node_modules"
+        if modules.is_dir():
+            return modules
+    raise ExtensionError(
+        f"no node_modules folder in {start} or above it: the book ships its JavaScript from the "
+        "npm registry so it works offline. Run 'npm ci' in the repository root (or 'make setup') "
+        "and build again."
+    )
 
 
 def _stage(app: Sphinx) -> None:
