@@ -218,3 +218,9 @@ def test_ring_tree_switch_on_two_nodes_is_about_one_mib():
     size, below, above = switches[0]
     assert (below, above) == ("double_binary_tree", "ring")
     assert 0.5 * MIB < size < 2 * MIB and "the switch around 1 MiB in this model" in text
+
+
+def test_training_bank_bucket_time_from_busbw():
+    calls = [tc.CollectiveCall("all_reduce", 25 * MIB, 16, 1, "backward", "bucket")]
+    t_ms = tc.time_from_busbw_table(calls, {25 * MIB: 376.0}) * 1e3
+    assert bank_answer("training", "bucket-time-from-busbw") == pytest.approx(t_ms, rel=1e-3)
