@@ -1,0 +1,185 @@
+"""The benchmark harness: sizes, checking, fit, the table, JSON and plot, and the CLI end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from nccl_course.bench.collectives import count_wrong, pattern, reduce_patterns
+from nccl_course.bench.harness import sweep_sizes
+from nccl_course.bench.report import fit_alpha_beta, format_table, model_busbw
+from nccl_course.cost import busbw_factor, closed_form_time
+from nccl_course.dist import launch
+
+WORKERS = str(Path(__file__).with_name("workers.py"))
+
+
+def test_sweep_sizes_like_nccl_tests_flags():
+    assert sweep_sizes(8, 128) == [8, 16, 32, 64, 128]
+    assert sweep_sizes(8, 100) == [8, 16, 32, 64]
+    assert sweep_sizes(1024, 1024**3, 4)[-1] == 1024**3
+    assert len(sweep_sizes(8, 2**30)) == 28  # 8 B .. 1 GiB, factor 2
+    assert sweep_sizes(100, 400, step=100) == [100, 200, 300, 400]
+    with pytest.raises(ValueError):
+        sweep_sizes(64, 8)
+
+
+def test_patterns_and_wrong_counts():
+    p, count = 4, 26
+    want = reduce_patterns(p, count, "sum", "cpu")
+    manual = [sum((7 * r + 3 * i) % 13 for r in range(p)) for i in range(count)]
+    assert want.tolist() == manual
+    assert reduce_patterns(p, 3, "max", "cpu", offset=2).tolist() == [
+        max((7 * r + 3 * i) % 13 for r in range(p)) for i in (2, 3, 4)
+    ]
+    got = want.to(torch.bfloat16)  # small integers are exact in bfloat16
+    assert count_wrong(got, want) == 0
+    got[5] += 1
+    got[7] -= 1
+    assert count_wrong(got, want) == 2
+    assert pattern(2, 4, torch.float32, "cpu").tolist() == [1.0, 4.0, 7.0, 10.0]
+
+
+@pytest.mark.parametrize(("collective", "p"), [("all_reduce", 4), ("all_gather", 3), ("gather", 8)])
+def test_fit_recovers_the_model_it_was_generated_from(collective, p):
+    alpha, beta = 12e-6, 1 / 40e9
+    sizes = [2**k for k in range(3, 31, 3)]
+    if collective == "gather":  # no closed form: t = alpha + S * beta
+        times = [alpha + s * beta for s in sizes]
+    else:
+        algorithm = {"all_reduce": "ring", "all_gather": "ring"}[collective]
+        times = [closed_form_time(collective, algorithm, s, p, alpha, beta) for s in sizes]
+    fit = fit_alpha_beta(collective, p, sizes, times)
+    assert fit.alpha_s == pytest.approx(alpha, rel=1e-9)
+    assert fit.beta_s_per_byte == pytest.approx(beta, rel=1e-9)
+    assert fit.rms_rel_error < 1e-9
+    # The model's busbw at a huge size tends to the link speed (beta), as busbw is meant to.
+    assert model_busbw(collective, p, 2**40, alpha, beta) == pytest.approx(
+        40.0 * (busbw_factor(collective, p) if collective == "gather" else 1.0), rel=1e-3
+    )
+
+
+def test_fit_never_returns_a_negative_latency():
+    sizes = [8, 64, 512, 4096]
+    times = [1e-3 + s / 1e9 for s in sizes]
+    times[0] = 1e-7  # a fast first point pulls the line's intercept below zero
+    fit = fit_alpha_beta("all_reduce", 2, sizes, times)
+    assert fit.alpha_s >= 0 and fit.beta_s_per_byte >= 0
+
+
+@pytest.fixture(scope="module")
+def every_collective_on_three_ranks():
+    return launch(
+        (WORKERS, "every_collective"), 3, args=([8, 1000, 65536],), backend="gloo", timeout_s=240
+    )
+
+
+def test_every_collective_runs_and_checks_clean(every_collective_on_three_ranks):
+    results = every_collective_on_three_ranks
+    for rank_result in results[1:]:
+        assert rank_result == results[0], "every rank reports the same, agreed rows"
+    for name, rows in results[0].items():
+        assert [r["wrong"] for r in rows] == [0, 0, 0], f"{name}: {rows}"
+        for row in rows:
+            assert row["time_us"] > 0
+            seconds = row["time_us"] * 1e-6
+            assert row["algbw"] == pytest.approx(row["size"] / seconds / 1e9)
+            assert row["busbw"] == pytest.approx(row["algbw"] * busbw_factor(name, 3))
+            if name in ("all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"):
+                assert row["count"] % 3 == 0, f"{name}: the total count is whole blocks per rank"
+            assert row["root"] == (
+                1 if name in ("broadcast", "reduce", "gather", "scatter") else -1
+            )
+
+
+def test_a_wrong_result_is_counted():
+    rows = launch(
+        (WORKERS, "with_broken_all_reduce"), 2, args=([64, 4096],), backend="gloo", timeout_s=120
+    )[0]
+    assert all(r["wrong"] > 0 for r in rows), rows
+
+
+def test_table_has_nccl_tests_columns():
+    result = {
+        "collective": "all_reduce",
+        "nranks": 4,
+        "backend": "gloo",
+        "config": {"warmup": 5, "iters": 20},
+        "environment": {"torch": "2.13.0"},
+        "rows": [
+            {
+                "size": 1024,
+                "count": 256,
+                "type": "float",
+                "redop": "sum",
+                "root": -1,
+                "time_us": 12.5,
+                "algbw": 0.08192,
+                "busbw": 0.12288,
+                "wrong": 0,
+                "iters": 20,
+            }
+        ],
+    }
+    table = format_table(result)
+    header = next(line for line in table.splitlines() if "size" in line and "busbw" in line)
+    assert header.split()[1:] == [
+        "size",
+        "count",
+        "type",
+        "redop",
+        "root",
+        "time",
+        "algbw",
+        "busbw",
+        "#wrong",
+    ]
+    row = next(line for line in table.splitlines() if line.strip().startswith("1024"))
+    assert row.split() == ["1024", "256", "float", "sum", "-1", "12.50", "0.082", "0.123", "0"]
+    assert "Avg bus bandwidth    : 0.1229 GB/s" in table
+
+
+def test_cli_all_reduce_on_four_ranks_prints_table_json_and_plot(tmp_path):
+    out = tmp_path / "ar.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nccl_course",
+            "bench",
+            "all_reduce",
+            "--nproc",
+            "4",
+            "-b",
+            "8",
+            "-e",
+            "4KiB",
+            "-n",
+            "3",
+            "-w",
+            "1",
+            "--json",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line and not line.startswith("#")]
+    assert [int(line.split()[0]) for line in lines] == [8 * 2**k for k in range(10)]
+    record = json.loads(out.read_text())
+    assert record["nranks"] == 4 and record["backend"] == "gloo"
+    env = record["environment"]
+    assert env["torch"] == torch.__version__
+    assert {"nccl_version", "gpu_names", "topology_matrix", "nccl_env", "host"} <= set(env)
+    assert record["fit"]["alpha_s"] >= 0 and not math.isnan(record["fit"]["beta_s_per_byte"])
+    png = out.with_suffix(".png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
