@@ -309,16 +309,14 @@ def time_from_busbw_table(calls: Iterable[CollectiveCall], table: dict[int, floa
     )
 
 
-def time_on_preset(calls: Iterable[CollectiveCall], preset: str) -> float:
-    """Serial time in seconds using the cost model's hardware preset (``cost.predict``)."""
-    from nccl_course import cost
+def time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
+    """Serial time in seconds on a hardware preset of the cost model (``cost.predict``).
 
-    predict = getattr(cost, "predict", None)
-    if predict is None:
-        raise RuntimeError(
-            "nccl_course.cost.predict is not available in this version of the package; "
-            "use time_alpha_beta with explicit alpha and beta"
-        )
+    ``preset``: a name from ``nccl_course.cost.PRESETS`` or a ``Preset``. Each call is priced with
+    the fastest algorithm the model knows for its size, on ``call.ranks`` ranks of the preset.
+    """
+    from nccl_course.cost import predict
+
     return time_with(
         calls,
         lambda call: predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s,

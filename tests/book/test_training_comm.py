@@ -141,3 +141,16 @@ def test_quiz_generators_answer_from_closed_forms():
         # no listed mistake equals the answer
         for draw in (d, z, t, c):
             assert all(abs(m - draw.answer) > 1e-9 for m, _ in draw.mistakes)
+
+
+def test_time_on_preset_sums_predictions_per_call():
+    from nccl_course.cost import predict
+
+    calls = tc.zero3_calls(3_200_000_000, dp=16, units=32)
+    expected = sum(
+        c.count * predict(c.collective, c.size_bytes, "ib-ndr-2node", ranks=16).time_s
+        for c in calls
+    )
+    assert tc.time_on_preset(calls, "ib-ndr-2node") == pytest.approx(expected)
+    # nominal links bound the time from below by bytes / (8 NICs x 50 GB/s)
+    assert tc.time_on_preset(calls, "ib-ndr-2node") >= tc.bytes_sent_per_rank(calls) / 400e9
