@@ -14,6 +14,9 @@ a sympy expression, and compares it with what the package computes:
 Every labelled equation must have a check here and every check must find its equation, and
 display math without a label is not allowed in those pages: a formula cannot enter the text
 unchecked, and editing a formula into a wrong one fails this test.
+
+The fixed numeric answers of part 1's quiz banks (and the named mistakes they diagnose) are
+recomputed from the same code at the end of this file.
 """
 
 from __future__ import annotations
@@ -427,3 +430,154 @@ def test_parser_catches_a_wrong_formula():
         check_factor(r"f = \frac{2(p+1)}{p}", "all_reduce")
     with pytest.raises(AssertionError):
         check_bytes(r"B = n", "all_gather", "ring")
+
+
+# ------------------------------------------------------------------ part 1's quiz answers
+
+MiB, GiB = 2**20, 2**30
+
+
+def _steps(collective, algorithm, p, **kw):
+    return build_schedule(collective, algorithm, p, **kw).num_steps
+
+
+def _ms(collective, algorithm, n, p, alpha, link, k=1):
+    return closed_form_time(collective, algorithm, n, p, alpha, 1 / link, k=k) * 1e3
+
+
+# (bank, question id) -> the answer computed from the package, in the question's unit
+QUIZ_ANSWERS = {
+    ("broadcast", "bcast-busbw-factor"): lambda: busbw_factor("broadcast", 8),
+    ("broadcast", "bcast-chain-steps"): lambda: _steps("broadcast", "ring", 8, chunks=16),
+    ("broadcast", "bcast-binomial-rounds"): lambda: _steps("broadcast", "binomial_tree", 100),
+    ("broadcast", "bcast-binomial-time"): lambda: _ms(
+        "broadcast", "binomial_tree", 256 * MiB, 16, 10e-6, 200e9
+    ),
+    ("reduce", "reduce-busbw-factor"): lambda: busbw_factor("reduce", 16),
+    ("reduce", "reduce-binomial-rounds"): lambda: _steps("reduce", "binomial_tree", 32),
+    ("reduce", "reduce-binomial-time"): lambda: _ms(
+        "reduce", "binomial_tree", 64 * MiB, 16, 5e-6, 100e9
+    ),
+    ("all-reduce", "ar-busbw-factor-16"): lambda: busbw_factor("all_reduce", 16),
+    ("all-gather", "ag-ring-steps-8"): lambda: _steps("all_gather", "ring", 8),
+    ("all-gather", "ag-bruck-steps-8"): lambda: _steps("all_gather", "bruck", 8),
+    ("all-gather", "ag-ring-time"): lambda: _ms("all_gather", "ring", GiB, 16, 5e-6, 100e9),
+    # one chunk of the one-chunk-per-rank ring schedule: each rank's output block
+    ("reduce-scatter", "rs-output-size"): lambda: (
+        build_schedule("reduce_scatter", "ring", 8).chunk_bytes(GiB) / MiB
+    ),
+    ("reduce-scatter", "rs-ring-time"): lambda: _ms("reduce_scatter", "ring", GiB, 8, 5e-6, 100e9),
+    ("all-to-all", "a2a-bytes-leaving"): lambda: (
+        max(build_schedule("all_to_all", "pairwise", 8).bytes_sent_per_rank(64 * MiB)) / MiB
+    ),
+    ("all-to-all", "a2a-pairwise-steps"): lambda: _steps("all_to_all", "pairwise", 16),
+    ("all-to-all", "a2a-bruck-steps"): lambda: _steps("all_to_all", "bruck", 16),
+    ("all-to-all", "a2a-pairwise-vs-bruck"): lambda: _ms(
+        "all_to_all", "bruck", 64 * MiB, 8, 5e-6, 50e9
+    ),
+    ("all-to-all", "a2a-busbw-factor"): lambda: busbw_factor("all_to_all", 4),
+    ("gather-scatter", "gather-root-bytes"): lambda: (
+        build_schedule("gather", "direct", 16).bytes_received_per_rank(GiB)[0] / MiB
+    ),
+    ("gather-scatter", "gather-time-link"): lambda: (
+        build_schedule("gather", "direct", 64).bytes_received_per_rank(14e9)[0] / 46e9
+    ),
+    ("gather-scatter", "gather-busbw-factor"): lambda: busbw_factor("gather", 4),
+    ("gather-scatter", "gather-steps-binomial"): lambda: _steps("gather", "binomial_tree", 8),
+    ("send-recv", "p2p-time"): lambda: _ms("broadcast", "ring", MiB, 2, 10e-6, 25e9) * 1e3,
+    ("send-recv", "p2p-half-size"): lambda: 5e-6 * 50e9 / 1e3,
+    ("send-recv", "p2p-busbw"): lambda: busbw_factor("send_recv", 2),
+    ("algorithms", "alg-best-chunks"): lambda: min(
+        (k / 100 for k in range(100, 40_000)),
+        key=lambda k: closed_form_time("broadcast", "ring", GiB, 10, 5e-6, 1 / 100e9, k=k),
+    ),
+    ("algorithms", "alg-rd-crossover"): lambda: _crossover_mb(8, 2e-6, 100e9),
+    ("algorithms", "alg-ring-balance"): lambda: _balance_mb(16, 5e-6, 50e9),
+}
+# Mistakes that name a specific wrong computation, recomputed the wrong way.
+QUIZ_MISTAKES = {
+    ("broadcast", "bcast-binomial-time", 1.3522): lambda: _ms(
+        "broadcast", "ring", 256 * MiB, 2, 10e-6, 200e9
+    ),
+    ("reduce", "reduce-binomial-time", 0.6761): lambda: _ms(
+        "broadcast", "ring", 64 * MiB, 2, 5e-6, 100e9
+    ),
+    ("all-gather", "ag-ring-time", 10.812): lambda: (15 * 5e-6 + GiB / 100e9) * 1e3,
+    ("all-to-all", "a2a-pairwise-vs-bruck", 1.2094): lambda: _ms(
+        "all_to_all", "pairwise", 64 * MiB, 8, 5e-6, 50e9
+    ),
+    ("gather-scatter", "gather-time-link", 0.30435): lambda: 14e9 / 46e9,
+    ("send-recv", "p2p-time", 41.943): lambda: MiB / 25e9 * 1e6,
+}
+
+
+def _bisect(f, lo, hi):
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+    return lo
+
+
+def _crossover_mb(p, alpha, link):
+    """Where ring and recursive-doubling all-reduce take equal time, found numerically."""
+
+    def diff(n):
+        ring = closed_form_time("all_reduce", "ring", n, p, alpha, 1 / link)
+        rd = closed_form_time("all_reduce", "recursive_doubling", n, p, alpha, 1 / link)
+        return rd - ring
+
+    return _bisect(diff, 1.0, 1e12) / 1e6
+
+
+def _balance_mb(p, alpha, link):
+    """Where the ring all-reduce's latency and bandwidth terms are equal, found numerically."""
+
+    def diff(n):
+        bandwidth = closed_form_time("all_reduce", "ring", n, p, 0.0, 1 / link)
+        latency = closed_form_time("all_reduce", "ring", n, p, alpha, 0.0)
+        return bandwidth - latency
+
+    return _bisect(diff, 1.0, 1e12) / 1e6
+
+
+def _bank(name):
+    import yaml
+
+    return {
+        q["id"]: q
+        for q in yaml.safe_load((ROOT / "quizzes" / f"{name}.yml").read_text())["questions"]
+    }
+
+
+def _accepts(question, value):
+    tol = question.get("tolerance", {})
+    allowed = max(tol.get("abs", 0.0), tol.get("rel", 0.0) * abs(question["answer"]))
+    return abs(value - question["answer"]) <= max(allowed, 1e-12)
+
+
+@pytest.mark.parametrize("key", sorted(QUIZ_ANSWERS), ids=lambda k: f"{k[0]}/{k[1]}")
+def test_quiz_answer_matches_the_code(key):
+    bank, qid = key
+    question = _bank(bank)[qid]
+    value = QUIZ_ANSWERS[key]()
+    assert _accepts(question, value), f"{bank}/{qid}: key {question['answer']}, code {value}"
+
+
+@pytest.mark.parametrize("key", sorted(QUIZ_MISTAKES), ids=lambda k: f"{k[0]}/{k[1]}/{k[2]}")
+def test_quiz_mistake_matches_its_wrong_computation(key):
+    bank, qid, mistake = key
+    question = _bank(bank)[qid]
+    assert mistake in [m["answer"] for m in question.get("mistakes", [])]
+    assert math.isclose(QUIZ_MISTAKES[key](), mistake, rel_tol=2e-4), (key, QUIZ_MISTAKES[key]())
+
+
+def test_every_fixed_numeric_answer_in_part_1_banks_is_recomputed():
+    banks = ("broadcast", "reduce", "all-reduce", "all-gather", "reduce-scatter", "all-to-all")
+    banks += ("gather-scatter", "send-recv", "algorithms")
+    fixed = {
+        (b, q["id"])
+        for b in banks
+        for q in _bank(b).values()
+        if q["type"] == "numeric" and "generator" not in q
+    }
+    assert fixed - set(QUIZ_ANSWERS) == set(), "fixed numeric answers without a check"
