@@ -16,7 +16,7 @@ def per_rank(lab_once, lab_file, world_size):
     return lab_once((CHECKS, "check_all"), world_size, args=(str(lab_file),))
 
 
-def test_whoami_reports_each_process_place(per_rank, world_size):
+def test_whoami_reports_each_process_place(per_rank, world_size, lab_backend):
     got = values_of(per_rank, "whoami")
     for rank, info in enumerate(got):
         want = {"rank": rank, "world_size": world_size, "local_rank": rank}
@@ -26,7 +26,9 @@ def test_whoami_reports_each_process_place(per_rank, world_size):
             f"rank {rank}: LOCAL_WORLD_SIZE is {world_size} (one node), whoami() gave "
             f"{info.get('local_world_size')!r}; read it from os.environ and convert it to int"
         )
-        assert info.get("backend") == "gloo", f"rank {rank}: backend should be 'gloo' here"
+        assert info.get("backend") == lab_backend, (
+            f"rank {rank}: backend should be {lab_backend!r} here, got {info.get('backend')!r}"
+        )
     pids = [info["pid"] for info in got]
     assert len(set(pids)) == world_size, f"every rank is its own process: pids {pids}"
 
@@ -70,11 +72,15 @@ def test_parity_groups_reduce_inside_each_group_only(per_rank, world_size):
         )
 
 
-def test_placements_are_gathered_from_every_rank(per_rank, world_size):
+def test_placements_are_gathered_from_every_rank(per_rank, world_size, lab_backend):
     got = values_of(per_rank, "placements")
     first = [tuple(p) for p in got[0]]
     assert len(first) == world_size, f"placements() should list {world_size} ranks, got {first}"
-    assert all(dev == "cpu" for _, dev in first), f"gloo ranks compute on cpu, got {first}"
+    if lab_backend == "gloo":
+        assert all(dev == "cpu" for _, dev in first), f"gloo ranks compute on cpu, got {first}"
+    else:
+        want = [f"cuda:{rank}" for rank in range(world_size)]
+        assert [dev for _, dev in first] == want, f"NCCL rank r uses cuda:r, got {first}"
     for rank, seen in enumerate(got):
         assert [tuple(p) for p in seen] == first, f"rank {rank} sees a different list: {seen}"
 

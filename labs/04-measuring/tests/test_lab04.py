@@ -80,7 +80,7 @@ def per_rank(lab_once, lab_file, world_size):
     return lab_once((CHECKS, "check_all"), world_size, args=(str(lab_file),))
 
 
-def test_measurement_comes_with_its_environment(per_rank, world_size):
+def test_measurement_comes_with_its_environment(per_rank, world_size, lab_backend):
     results = values_of(per_rank, "measure")
     first = results[0]
     rows = first["rows"]
@@ -90,6 +90,6 @@ def test_measurement_comes_with_its_environment(per_rank, world_size):
         assert row["busbw"] == pytest.approx(row["algbw"] * 2 * (world_size - 1) / world_size)
     env = first["environment"]
     assert env.get("torch") == torch.__version__, f"record torch's version, got {env.get('torch')}"
-    assert env.get("backend") == "gloo", f"record the backend, got {env.get('backend')!r}"
+    assert env.get("backend") == lab_backend, f"record the backend, got {env.get('backend')!r}"
     for key in ("nccl_version", "gpu_names", "topology_matrix", "host"):
         assert key in env, f"the environment record needs {key!r} (None when there is none)"
