@@ -151,8 +151,10 @@ def time_all_reduce(fn, tensor: torch.Tensor, iters: int) -> float:
     for _ in range(iters):
         fn(tensor)
     _synchronize(tensor.device)
-    elapsed = torch.tensor([(time.perf_counter() - start) / iters], dtype=torch.float64)
-    dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)  # a CPU tensor: fine on gloo; see main()
+    seconds = (time.perf_counter() - start) / iters
+    # On the buffer's device: NCCL reduces only GPU tensors.
+    elapsed = torch.tensor([seconds], dtype=torch.float64, device=tensor.device)
+    dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
     return float(elapsed.item())
 
 

@@ -99,10 +99,13 @@ def main() -> None:
     if dist.get_rank() != 0:
         return
     rows = result["rows"]
-    a, b = fit_line([r["size"] for r in rows], [r["time_us"] * 1e-6 for r in rows])
-    alpha, beta = ring_all_reduce_alpha_beta(a, b, p)
     env = result["environment"]
     print(f"torch {env['torch']}, backend {env['backend']}, NCCL {env['nccl_version']}, {p} ranks")
+    if p < 2:
+        print("one rank: nothing travels, so there is no alpha or beta to fit; use 2 or more")
+        return
+    a, b = fit_line([r["size"] for r in rows], [r["time_us"] * 1e-6 for r in rows])
+    alpha, beta = ring_all_reduce_alpha_beta(a, b, p)
     print(f"fit: alpha = {alpha * 1e6:.1f} us per step, 1/beta = {1 / beta / 1e9:.3f} GB/s")
     print(f"half-bandwidth size: {half_bandwidth_size(alpha, beta, p):.0f} bytes")
     for r in rows:
