@@ -130,6 +130,8 @@ def test_diagnose_real_flight_records(results, world_size, lab_module):
     records = {rank: res["records"] for rank, res in enumerate(results)}
     if any(r is None for r in records.values()):
         pytest.skip("this PyTorch has no flight recorder")
+    if not any(records.values()):
+        pytest.skip("this PyTorch's flight recorder does not record gloo groups")
     found = lab_module.diagnose_flight_records(
         {rank: [tuple(entry) for entry in entries] for rank, entries in records.items()}
     )
