@@ -44,11 +44,13 @@ def answer(page, index: int, key: dict) -> None:
         box.fill(repr(response) if kind == "numeric" else str(response))
         box.dispatch_event("change")
     elif kind == "ordering":
+        # by index (option 0 is the "choose" placeholder): this Playwright/Chromium pair
+        # matches select_option(value=...) against labels too, and labels here are digits
         for position, item in enumerate(response):
-            li.locator(f'select[data-item="{item}"]').select_option(str(position))
+            li.locator(f'select[data-item="{item}"]').select_option(index=position + 1)
     elif kind == "matching":
         for left, right in enumerate(response):
-            li.locator(f'select[name="q{index}-left{left}"]').select_option(str(right))
+            li.locator(f'select[name="q{index}-left{left}"]').select_option(index=right + 1)
     else:
         raise AssertionError(f"no way to answer a {kind} question")
     try:
@@ -96,6 +98,10 @@ def test_exam_end_to_end(offline_page, tmp_path):
         count = page.locator("#questions li.question").count()
         keys = stored_keys(data / "course.db", attempt_id)
         assert count == len(keys) > 0
+        # math in prompts is typeset by the MathJax the server ships (no CDN)
+        prompts = page.evaluate("state.attempt.questions.map((q) => q.question.prompt)")
+        if any("$" in p for p in prompts):
+            page.wait_for_selector("#questions mjx-container", timeout=60_000)
         for index, key in enumerate(keys):
             answer(page, index, key)
         assert "Every question has a saved answer" in page.inner_text("#unanswered")

@@ -159,6 +159,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(STATIC / "verify.html", headers=NO_STORE)
 
     app.mount("/exam/static", StaticFiles(directory=str(STATIC)), name="exam-static")
+    mathjax = None
+    if settings.mathjax_dir and (Path(settings.mathjax_dir) / "tex-chtml.js").exists():
+        app.mount("/exam/mathjax", StaticFiles(directory=str(settings.mathjax_dir)), name="mathjax")
+        mathjax = "/exam/mathjax/tex-chtml.js"
 
     # ---- exam API -------------------------------------------------------------------------
     @app.get("/exam/api/health")
@@ -178,6 +182,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "zones": [{"chapter": z.chapter, "draw": z.draw} for z in blueprint.zones],
                 "problems": problems,
                 "credentials": desk is not None,
+                "mathjax": mathjax,
             }
         )
 

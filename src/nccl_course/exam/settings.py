@@ -32,6 +32,9 @@ class Settings:
     public_url: str = "http://127.0.0.1:8000"
     admin_token: str | None = None
     issuer_name: str = "nccl-course"
+    # MathJax 3 (from npm, as the book ships it) for the math in questions; None: look in the
+    # built book's _static/vendor/mathjax, then in node_modules/mathjax/es5.
+    mathjax_dir: Path | None = None
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -42,6 +45,14 @@ class Settings:
             self.blueprint_path = self.quizzes_dir / "exam.yml"
         self.blueprint_path = Path(self.blueprint_path).resolve()
         self.public_url = self.public_url.rstrip("/")
+        if self.mathjax_dir is None:
+            for candidate in (
+                self.book_dir / "_static" / "vendor" / "mathjax",
+                Path("node_modules/mathjax/es5").resolve(),
+            ):
+                if (candidate / "tex-chtml.js").exists():
+                    self.mathjax_dir = candidate
+                    break
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:

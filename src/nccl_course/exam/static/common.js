@@ -12,10 +12,12 @@ function renderInline(text) {
   // Escape first, then add the few inline marks the banks use.
   let html = escapeHtml(text);
   const codes = [];
-  html = html.replace(/`([^`]+)`/g, (_, code) => { codes.push(code); return `\u0000${codes.length - 1}\u0000`; });
+  html = html.replace(/`([^`]+)`/g, (_, code) => { codes.push(`<code>${code}</code>`); return `\u0000${codes.length - 1}\u0000`; });
+  // TeX is left for MathJax: keep * and _ inside $...$ away from the emphasis rules.
+  html = html.replace(/\$\$[^$]+\$\$|\$[^$\n]+\$/g, (math) => { codes.push(math); return `\u0000${codes.length - 1}\u0000`; });
   html = html.replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
   html = html.replace(/(^|[^*])\*([^*\s][^*]*)\*/g, "$1<em>$2</em>");
-  html = html.replace(/\u0000(\d+)\u0000/g, (_, i) => `<code>${codes[Number(i)]}</code>`);
+  html = html.replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]);
   return html;
 }
 
@@ -65,4 +67,27 @@ async function requestJson(method, url, { body, token } = {}) {
     throw error;
   }
   return data;
+}
+
+/* Math in prompts and feedback ($...$, $$...$$) is typeset by MathJax 3 when the server ships
+   it (the same npm copy the book uses); without it the TeX stays readable as written. */
+function loadMathJax(url) {
+  if (!url || window.MathJax) return;
+  window.MathJax = {
+    tex: { inlineMath: [["$", "$"], ["\\(", "\\)"]], displayMath: [["$$", "$$"], ["\\[", "\\]"]] },
+    startup: { typeset: false },
+  };
+  const script = document.createElement("script");
+  script.src = url;
+  script.async = true;
+  document.head.appendChild(script);
+}
+
+function typesetMath(element, tries = 0) {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise && mj.typesetPromise) {
+    mj.startup.promise.then(() => mj.typesetPromise([element])).catch(() => {});
+  } else if (mj && tries < 40) {
+    setTimeout(() => typesetMath(element, tries + 1), 250);  // the script is still loading
+  }
 }

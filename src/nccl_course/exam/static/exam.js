@@ -34,6 +34,7 @@ async function boot() {
     return;
   }
   const ex = state.exam;
+  loadMathJax(ex.mathjax);
   $("exam-title").textContent = ex.title;
   $("exam-heading").textContent = ex.title;
   $("rules").textContent = `${ex.question_count} questions, ${Math.round(ex.time_limit_s / 60)} minutes, `
@@ -142,6 +143,7 @@ function renderAttempt(attempt) {
   updateUnanswered();
   startTimer(attempt.remaining_s);
   showOnly("attempt");
+  typesetMath(list);
 }
 
 function renderQuestion(item) {
@@ -384,6 +386,7 @@ function renderResult(attempt) {
     list.appendChild(li);
   }
   showOnly("result");
+  typesetMath(list);
 }
 
 async function download(path, filename) {

@@ -1,0 +1,42 @@
+"""The exam page's small markdown renderer (static/common.js), run in Node: it escapes HTML
+(question text must never inject markup), keeps TeX intact for MathJax, renders code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+COMMON_JS = Path(__file__).resolve().parents[2] / "src/nccl_course/exam/static/common.js"
+
+
+def render(function: str, text: str) -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = COMMON_JS.read_text() + f"\nprocess.stdout.write({function}({json.dumps(text)}));\n"
+    result = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_markup_is_escaped():
+    html = render("renderMarkdown", 'Pick <img src=x onerror="alert(1)"> or `<script>`')
+    assert "<img" not in html and "<script>" not in html
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
+    assert "<code>&lt;script&gt;</code>" in html
+
+
+def test_math_is_left_for_mathjax_and_emphasis_works():
+    html = render("renderInline", "The **busbw** is $B \\cdot 2(p-1)/p$ and *not* $a*b*c$")
+    assert html == ("The <strong>busbw</strong> is $B \\cdot 2(p-1)/p$ and <em>not</em> $a*b*c$")
+
+
+def test_blocks():
+    html = render("renderMarkdown", "one\ntwo\n\n- a\n- b\n\n```\nx < y\n```")
+    assert html == (
+        "<p>one two</p>\n<ul><li>a</li><li>b</li></ul>\n<pre><code>x &lt; y</code></pre>"
+    )
