@@ -141,6 +141,25 @@ def test_time_limit_closes_with_answers_saved_in_time(app, learner, attempt_keys
     assert view["questions"][1]["response"] is None
 
 
+def test_overview_closes_an_expired_attempt(app, client, learner):
+    attempt = learner.start().json()
+    with app.state.db.write() as session:
+        session.execute(
+            update(Attempt)
+            .where(Attempt.public_id == attempt["id"])
+            .values(deadline_at=utcnow() - timedelta(seconds=30))
+        )
+    me = client.get("/exam/api/me", headers=learner.headers).json()
+    assert [a["status"] for a in me["attempts"]] == ["expired"]
+    assert me["attempts"][0]["score"] == 0.0
+    # the next start is attempt 2, a fresh draw with a new seed
+    second = learner.start().json()
+    assert second["number"] == 2 and second["id"] != attempt["id"]
+    with app.state.db.read() as session:
+        seeds = session.scalars(select(Attempt.seed).order_by(Attempt.number)).all()
+    assert len(set(seeds)) == 2
+
+
 def test_each_attempt_draws_fresh_parameters(app, make_learner, attempt_keys):
     prompts = set()
     for i in range(6):
