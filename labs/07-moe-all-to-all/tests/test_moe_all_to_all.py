@@ -46,6 +46,11 @@ def checks():
     return load_file_module(CHECKS)
 
 
+def _value(part: dict, what: str):
+    assert part["error"] is None, f"{what} raised {part['error']}"
+    return part["value"]
+
+
 def _plan(checks, name, world_size):
     """Per rank: tokens, expert ids, destination ranks; and the count matrix sent[i][j]."""
     per_rank = [checks.scenario(name, r, world_size) for r in range(world_size)]
@@ -65,15 +70,15 @@ def test_send_counts(lab_module):
 def test_counts_are_exchanged(results, world_size, checks, name):
     _, _, matrix = _plan(checks, name, world_size)
     for rank, res in enumerate(results):
-        got = res[name]
-        assert got["sent"] == matrix[rank], (
-            f"{name}, rank {rank}: tokens per destination should be {matrix[rank]}, "
-            f"got {got['sent']}"
+        sent = _value(res[name]["sent"], f"rank {rank}'s send_counts")
+        assert sent == matrix[rank], (
+            f"{name}, rank {rank}: tokens per destination should be {matrix[rank]}, got {sent}"
         )
+        received = _value(res[name]["received"], f"rank {rank}'s exchange_counts")
         want = [matrix[i][rank] for i in range(world_size)]
-        assert got["received"] == want, (
+        assert received == want, (
             f"{name}, rank {rank}: exchange_counts should return what each rank sends here "
-            f"(column {rank} of the count matrix) = {want}, got {got['received']}"
+            f"(column {rank} of the count matrix) = {want}, got {received}"
         )
 
 
@@ -86,15 +91,15 @@ def test_dispatch_delivers_tokens_in_order(results, world_size, checks, name):
             rows = (dests[sender] == rank).nonzero(as_tuple=True)[0]
             want_tokens += tokens[rows].tolist()
             want_ids += (ids[rows] % checks.EXPERTS_PER_RANK).tolist()
-        got = res[name]
-        assert got["dispatched_tokens"] == want_tokens, (
+        got = _value(res[name]["dispatched"], f"rank {rank}'s dispatch")
+        assert got["tokens"] == want_tokens, (
             f"{name}, rank {rank}: should receive {len(want_tokens)} tokens, rank 0's first, each "
-            f"sender's in its original order; got {len(got['dispatched_tokens'])} tokens "
+            f"sender's in its original order; got {len(got['tokens'])} tokens "
             "(or the right number in another order)"
         )
-        assert got["dispatched_local_ids"] == want_ids, (
+        assert got["local_ids"] == want_ids, (
             f"{name}, rank {rank}: expert ids must travel with their tokens, made local "
-            f"(global id % experts_per_rank): want {want_ids}, got {got['dispatched_local_ids']}"
+            f"(global id % experts_per_rank): want {want_ids}, got {got['local_ids']}"
         )
 
 
@@ -104,7 +109,7 @@ def test_output_matches_single_process(results, world_size, checks, name):
     for rank, res in enumerate(results):
         tokens, ids = checks.scenario(name, rank, world_size)
         want = [(tokens[i] @ experts[e][0] + experts[e][1]).tolist() for i, e in enumerate(ids)]
-        got = res[name]["output"]
+        got = _value(res[name]["output"], f"rank {rank}'s moe_forward")
         assert len(got) == len(want), (
             f"{name}, rank {rank}: one output per input token ({len(want)}), got {len(got)}"
         )
