@@ -147,7 +147,13 @@ def test_exam_end_to_end(offline_page, tmp_path):
             timeout=60,
         )
         assert revoked.returncode == 0, revoked.stderr
-        assert verify_on_page(page, server.url, text) == "REVOKED"
+        # this time through the file picker (upload) instead of pasting
+        page.goto(server.url + "/exam/verify")
+        page.set_input_files("#credential-file", str(credential_path))
+        page.wait_for_function("document.querySelector('#credential-text').value.length > 0")
+        page.click("#verify")
+        page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+        assert page.inner_text("#verdict") == "REVOKED"
         assert "revoked" in page.inner_text("#reason")
         # the QR-code link form (?id=...) shows the same verdict
         page.goto(f"{server.url}/exam/verify?id={credential['id']}")

@@ -20,6 +20,7 @@ Routes (JSON unless said otherwise; learner routes take ``Authorization: Bearer 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from pathlib import Path
@@ -132,7 +133,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service = ExamService(db, blueprint, engine, issuer=desk)
     writer = GroupCommitWriter(service)
 
-    app = FastAPI(title="nccl-course server", docs_url=None, redoc_url=None, openapi_url=None)
+    @contextlib.asynccontextmanager
+    async def lifespan(_app):
+        yield
+        writer.close()  # answers already queued are committed and acknowledged first
+
+    app = FastAPI(
+        title="nccl-course server",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
     app.state.settings = settings
     app.state.db = db
     app.state.service = service

@@ -34,6 +34,13 @@ class GroupCommitWriter:
         self._thread.start()
         self.batches = 0
         self.answers = 0
+        self._closed = False
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Finish the answers already queued, then stop the writer thread."""
+        self._closed = True
+        self._queue.put(None)
+        self._thread.join(timeout_s)
 
     def save(self, token, attempt_id: str, index: int, response) -> dict:
         """Blocking save (for threads); returns the acknowledgement or raises ExamError."""
@@ -45,18 +52,28 @@ class GroupCommitWriter:
 
     def _enqueue(self, token, attempt_id, index, response) -> Future:
         check_response(response)
+        if self._closed:
+            raise ExamError(503, "shutting_down", "the server is stopping; save again shortly")
         future: Future = Future()
         self._queue.put(((token, attempt_id, index, response), future))
         return future
 
     def _run(self) -> None:
-        while True:
-            batch = [self._queue.get()]
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
             while len(batch) < self.max_batch:
                 try:
-                    batch.append(self._queue.get_nowait())
+                    item = self._queue.get_nowait()
                 except queue.Empty:
                     break
+                if item is None:
+                    stopping = True
+                    break
+                batch.append(item)
             try:
                 self._write(batch)
             except Exception:  # never let the writer thread die
