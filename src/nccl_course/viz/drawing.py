@@ -36,7 +36,7 @@ class CourseFigure(Figure):
 
     def _repr_png_(self) -> bytes:
         buffer = io.BytesIO()
-        self.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        self.savefig(buffer, format="png", dpi=100)
         return buffer.getvalue()
 
 
