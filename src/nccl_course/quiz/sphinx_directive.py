@@ -63,7 +63,8 @@ def bank_dir_for(env) -> Path:
         return configured
     confdir = Path(env.app.confdir).resolve()
     for folder in (confdir, *confdir.parents):
-        if (folder / configured).is_dir():
+        # A folder of that name without banks (book/quizzes holds pages) is not the one.
+        if (folder / configured).is_dir() and any((folder / configured).glob("*.yml")):
             return folder / configured
     return confdir / configured
 
@@ -79,7 +80,13 @@ class QuizDirective(SphinxDirective):
     required_arguments = 1
     optional_arguments = 0
     has_content = False
-    option_spec = {"variants": directives.positive_int, "title": directives.unchanged}
+    option_spec = {
+        "variants": directives.positive_int,
+        "title": directives.unchanged,
+        # Comma-separated tags: show only the bank's questions with at least one of them, so
+        # several pages can share one bank without repeating the whole quiz.
+        "tags": directives.unchanged,
+    }
 
     def run(self) -> list[nodes.Node]:
         chapter = self.arguments[0].strip()
@@ -93,23 +100,34 @@ class QuizDirective(SphinxDirective):
             bank = load_bank(path)
         except BankError as exc:
             raise self.error(f"quiz: invalid bank {path}:\n{exc}") from None
+        questions = bank.questions
+        if self.options.get("tags"):
+            wanted = {t.strip() for t in self.options["tags"].split(",") if t.strip()}
+            questions = [q for q in bank.questions if wanted & set(q.tags)]
+            if not questions:
+                raise self.error(
+                    f"quiz: no question in {path} has any of the tags {sorted(wanted)}"
+                )
         n_variants = self.options.get("variants", DEFAULT_VARIANTS)
         root = nodes.container(classes=["nccl-quiz-wrapper"])
-        self.render_bank(root, bank, n_variants, self.options.get("title"))
+        self.render_bank(root, bank, n_variants, self.options.get("title"), questions)
         return [root]
 
-    def render_bank(self, root: nodes.Element, bank, n_variants: int, title: str | None) -> None:
+    def render_bank(
+        self, root: nodes.Element, bank, n_variants: int, title: str | None, questions=None
+    ) -> None:
         chapter = bank.chapter
+        questions = bank.questions if questions is None else questions
         self._raw(root, f'<div class="nccl-quiz" data-chapter="{html.escape(chapter)}">')
         if title:
             self._raw(root, f'<p class="nccl-quiz-title">{html.escape(title)}</p>')
-        for number, question in enumerate(bank.questions, start=1):
+        for number, question in enumerate(questions, start=1):
             seeds = list(range(n_variants)) if question.parameterized else [0]
             self._raw(
                 root,
                 f'<section class="nccl-quiz-question" data-qid="{question.id}" '
                 f'data-type="{question.type}" data-variants="{len(seeds)}" data-current="0">'
-                f'<p class="nccl-quiz-number">Question {number} of {len(bank.questions)}'
+                f'<p class="nccl-quiz-number">Question {number} of {len(questions)}'
                 f'<span class="nccl-quiz-difficulty" title="difficulty">'
                 f"{'●' * question.difficulty}{'○' * (3 - question.difficulty)}</span></p>",
             )
