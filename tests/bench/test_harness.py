@@ -183,3 +183,21 @@ def test_cli_all_reduce_on_four_ranks_prints_table_json_and_plot(tmp_path):
     assert record["fit"]["alpha_s"] >= 0 and not math.isnan(record["fit"]["beta_s_per_byte"])
     png = out.with_suffix(".png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_preset_prediction_overlay_follows_the_cost_model():
+    from nccl_course.bench.cli import guess_preset
+    from nccl_course.bench.report import preset_overlay
+    from nccl_course.cost import predict
+
+    label, busbw_at = preset_overlay("all_reduce", 8, "h100-nvlink")
+    assert "h100-nvlink" in label
+    assert busbw_at(2**30) == predict("all_reduce", 2**30, "h100-nvlink", ranks=8).busbw_GBps
+    on_h200 = {
+        "backend": "nccl",
+        "nranks": 8,
+        "environment": {"gpu_names": ["NVIDIA H200"] * 8},
+    }
+    assert guess_preset(on_h200) == "h200-nvlink"
+    assert guess_preset(on_h200 | {"backend": "gloo"}) is None  # CPU runs get the fit only
+    assert guess_preset(on_h200 | {"nranks": 16}) is None  # several nodes: no single-node preset

@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, launcher: bool) -> None:
         metavar="ALPHA_US,GBPS",
         help="overlay a cost-model prediction: per-step latency in us and link GB/s",
     )
+    parser.add_argument(
+        "--preset",
+        default=None,
+        help="overlay nccl_course.cost.predict on this hardware preset (see 'nccl-course model'); "
+        "on NCCL the default is guessed from the GPU name (H100, H200), on gloo none",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     if launcher:
         parser.add_argument("--nproc", type=int, default=None, help="ranks (default: GPUs or 4)")
@@ -105,11 +111,43 @@ def parse_prediction(text: str | None) -> dict | None:
     }
 
 
+def guess_preset(result: dict) -> str | None:
+    """A hardware preset matching the GPUs that ran the benchmark, on one node, or None."""
+    if result["backend"] != "nccl" or result["nranks"] > 8:
+        return None
+    names = " ".join((result.get("environment") or {}).get("gpu_names") or [])
+    for marker, preset in (("H200", "h200-nvlink"), ("H100", "h100-nvlink")):
+        if marker in names:
+            return preset
+    return None
+
+
 def report(result: dict, args) -> None:
     """Print the table; write the JSON and the plot; say where they are (stderr)."""
-    from nccl_course.bench.report import fit_result, format_table, plot, write_json
+    from nccl_course.bench.report import (
+        fit_result,
+        format_table,
+        plot,
+        preset_overlay,
+        write_json,
+    )
 
     prediction = parse_prediction(args.predict)
+    overlays = []
+    preset = getattr(args, "preset", None) or guess_preset(result)
+    if preset:
+        try:
+            label, busbw_at = preset_overlay(result["collective"], result["nranks"], preset)
+        except (ValueError, KeyError) as exc:
+            print(f"note: no cost-model prediction for preset {preset!r}: {exc}", file=sys.stderr)
+        else:
+            if not getattr(args, "preset", None):
+                label += ", guessed from the GPU name"
+            overlays.append((label, busbw_at))
+            result["preset_prediction"] = {
+                "preset": preset,
+                "busbw_GBps": {str(r["size"]): busbw_at(r["size"]) for r in result["rows"]},
+            }
     if len(result["rows"]) >= 2:
         fit = fit_result(result)
         result["fit"] = fit.as_dict()
@@ -130,7 +168,7 @@ def report(result: dict, args) -> None:
     print(f"JSON record: {json_path}", file=sys.stderr)
     if not args.no_plot and len(result["rows"]) >= 2:
         plot_path = Path(args.plot or json_path.with_suffix(".png"))
-        plot(result, plot_path, prediction)
+        plot(result, plot_path, prediction, overlays)
         print(f"plot: {plot_path}", file=sys.stderr)
 
 

@@ -184,10 +184,29 @@ def model_busbw(collective: str, p: int, size: float, alpha: float, beta: float)
     return size / seconds / 1e9 * busbw_factor(collective, p) if seconds > 0 else math.nan
 
 
-def plot(result: dict, path: str | Path, prediction: dict | None = None) -> Path:
+def preset_overlay(collective: str, p: int, preset: str):
+    """(label, busbw function of size) for the cost model's prediction on a hardware preset
+    (``nccl_course.cost.predict``: the fastest algorithm the model knows at each size)."""
+    from nccl_course.cost import predict
+
+    predict(collective, 1024, preset, ranks=p)  # raises ValueError if the model cannot
+
+    def busbw_at(size: float) -> float:
+        return predict(collective, int(size), preset, ranks=p).busbw_GBps
+
+    return f"cost-model prediction, preset {preset} ({p} ranks)", busbw_at
+
+
+def plot(
+    result: dict,
+    path: str | Path,
+    prediction: dict | None = None,
+    overlays: Sequence[tuple] = (),
+) -> Path:
     """busbw against size (log scale), measured points, the alpha-beta fit to these points and,
     when given, a prediction ``{"label": str, "alpha_s": float, "beta_s_per_byte": float}``
-    made without looking at the measurements (e.g. from a hardware preset)."""
+    made without looking at the measurements, and ``overlays``: (label, busbw-of-size function)
+    pairs such as :func:`preset_overlay`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -219,6 +238,8 @@ def plot(result: dict, path: str | Path, prediction: dict | None = None) -> Path
             for s in grid
         ]
         ax.plot(grid, curve, ":", label=f"cost-model prediction: {prediction['label']}")
+    for label, busbw_at in overlays:
+        ax.plot(grid, [busbw_at(s) for s in grid], "-.", label=label)
     ax.set_xscale("log", base=2)
     ticks = sizes[:: max(1, len(sizes) // 8)]
     ax.set_xticks(ticks)
