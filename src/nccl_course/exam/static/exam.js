@@ -378,7 +378,8 @@ function renderResult(attempt) {
     const li = document.createElement("li");
     li.className = "question";
     li.dataset.index = item.index;
-    const verdict = item.correct ? "right" : (item.score > 0 ? "partly right" : "wrong");
+    const unanswered = item.response === null || item.response === undefined;
+    const verdict = item.correct ? "right" : (item.score > 0 ? "partly right" : (unanswered ? "not answered" : "wrong"));
     li.innerHTML = `<div class="prompt">${renderMarkdown(item.question.prompt)}</div>
       <div class="meta">Your answer: ${escapeHtml(describeResponse(item.question, item.response))}</div>
       <div class="feedback ${item.correct ? "right" : "wrong"}"><strong>${verdict}</strong>
