@@ -1,4 +1,6 @@
-"""Lab 06 (starter): fill in the TODO(step N) parts, in order. Sharded data parallel (ZeRO stage 3 / FSDP style) from scratch.
+"""Lab 06 (starter): sharded data parallel (ZeRO stage 3 / FSDP style) from scratch.
+
+Fill in the TODO(step N) parts, in order.
 
 Every rank keeps only its 1/world_size slice of the parameters, of the gradients and of the Adam
 state. Before forward the full parameters are all-gathered; after backward the gradients are
@@ -30,7 +32,8 @@ def shard_layout(total_numel: int, world_size: int) -> tuple[int, int]:
     multiple of the world size so every rank holds a shard of the same length, which all-gather
     and reduce-scatter require."""
     raise NotImplementedError(
-        "TODO(step 1): return (ceil(total_numel / world_size), that times world_size)"
+        "TODO(step 1): return the shard length, total_numel / world_size rounded up, and the "
+        "padded total, that length times world_size"
     )
 
 
@@ -109,8 +112,8 @@ class ShardedDataParallel:
         """All-gather the shards into one full flat vector and point every parameter at its
         slice of it (views, no copies)."""
         raise NotImplementedError(
-            "TODO(step 3): all-gather the shards (_all_gather(full, self.param_shard, ...)) into "
-            "a new padded flat tensor and set each p.data to a view of its slice"
+            "TODO(step 3): all-gather the shards into a new padded flat tensor with _all_gather "
+            "and set each p.data to a view of its slice"
         )
 
     def reduce_gradients(self) -> None:

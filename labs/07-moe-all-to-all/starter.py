@@ -1,4 +1,6 @@
-"""Lab 07 (starter): fill in the TODO(step N) parts, in order. Mixture-of-experts token dispatch with all-to-all and uneven splits.
+"""Lab 07 (starter): mixture-of-experts token dispatch with all-to-all and uneven splits.
+
+Fill in the TODO(step N) parts, in order.
 
 Each rank holds some tokens and some experts. A router picks one expert per token; tokens travel
 to the rank that owns their expert (all-to-all with per-destination counts, which differ from rank
@@ -31,8 +33,8 @@ def exchange_counts(counts: list[int], group=None) -> list[int]:
     """Tell every rank how many tokens it will receive from each rank: an all-to-all of one
     integer per pair. ``received[i]`` = what rank i sends to this rank."""
     raise NotImplementedError(
-        "TODO(step 2): put the counts in an int64 tensor on device(), all_to_all_single it "
-        "into a tensor of the same shape, return the result as a list"
+        "TODO(step 2): put the counts in an int64 tensor on this rank's device, "
+        "all_to_all_single it into a tensor of the same shape, return the result as a list"
     )
 
 

@@ -1,4 +1,6 @@
-"""Lab 08 (starter): fill in the TODO(step N) parts, in order. Turning distributed hangs into clear errors.
+"""Lab 08 (starter): turning distributed hangs into clear errors.
+
+Fill in the TODO(step N) parts, in order.
 
 A collective that one rank skips, or calls with another shape or in another order, waits forever
 (NCCL 2.x: undefined behaviour, usually a hang). Four tools turn that into a message:
@@ -63,9 +65,10 @@ def find_missing_ranks(group, timeout_s: float) -> list[int] | None:
     reach the barrier within ``timeout_s`` ([] when all did); another rank returns [] when the
     barrier passed and None when rank 0 reported a failure (it cannot tell who is missing)."""
     raise NotImplementedError(
-        "TODO(step 1): call dist.monitored_barrier(group=..., timeout=timedelta(seconds=...), "
-        "wait_all_ranks=True); on RuntimeError, read the rank numbers out of rank 0's message "
-        "('Ranks 2, 3 failed to pass monitoredBarrier ...'), or return None on the other ranks"
+        "TODO(step 1): name the missing ranks with dist.monitored_barrier and "
+        "wait_all_ranks=True, timeout=timedelta(seconds=timeout_s); on RuntimeError, read the "
+        "rank numbers out of rank 0's message ('Ranks 2, 3 failed to pass monitoredBarrier "
+        "...'), or return None on the other ranks"
     )
 
 
@@ -82,7 +85,7 @@ def detect_collective_mismatch(fn, timeout_s: float = 5.0) -> str | None:
     collectives, else one line: "collective mismatch: rank a ran OP on [shape] (dtype), rank b
     ran ...". Every rank must call it."""
     raise NotImplementedError(
-        "TODO(step 2): make a group with debug_group(timeout_s, detail=True), run fn(group), "
+        "TODO(step 2): run fn on a DETAIL-checked group from debug_group with detail=True, "
         "and turn the 'Detected mismatch between collectives' RuntimeError into one line "
         "(use _FINGERPRINT.findall on the message); destroy the group at the end"
     )
@@ -157,7 +160,7 @@ def average_async(tensors: list[torch.Tensor], group=None) -> list[torch.Tensor]
     read a tensor only after its Work's wait(). Returns new tensors; the inputs are summed in
     place by the collectives."""
     raise NotImplementedError(
-        "TODO(step 6): start dist.all_reduce(t, group=group, async_op=True) for every tensor, "
+        "TODO(step 6): start an async all-reduce of every tensor with async_op=True, "
         "then for each: wait() on its Work, and only then divide it by the world size"
     )
 

@@ -82,6 +82,42 @@ def run_checks(lab_file: str, steps: int = 3) -> dict:
     out["bucket_indices"] = [list(b) for b in ours.bucket_indices]
     out["num_params"] = len(list(ours.module.parameters()))
     out["ours"], out["ddp"], out["launch_logs"] = [], [], []
+    # Each part records its own error, so a test reports the step that is missing. Every rank
+    # raises the same TODO error at the same point, so no rank is left waiting in a collective.
+    out["train_error"] = _attempt(_train, lab, ours, ddp, dev, rank, steps, out)
+
+    x, y = (t.to(dev) for t in check_batch(0, rank))
+    out["no_overlap_error"] = _attempt(_no_overlap, lab, dev, x, y, out)
+
+    # A parameter outside the loss: its bucket never fills; that must be an error, not a hang.
+    def unused() -> None:
+        partial = lab.BucketedDataParallel(
+            WithUnusedHead().to(dev), bucket_cap_bytes=CHECK_CAP_BYTES
+        )
+        nn.functional.mse_loss(partial(x), y).backward()
+        partial.finish_gradient_sync()
+
+    out["unused_error"] = _attempt(unused)
+
+    def timing() -> None:
+        measured = lab.measure_overlap(width=64, depth=4, batch_size=8, repeats=2, bucket_mib=1)
+        out["timing"] = {k: float(v) for k, v in measured.items()}
+
+    out["timing"] = None
+    out["timing_error"] = _attempt(timing)
+    return out
+
+
+def _attempt(fn, *args) -> str | None:
+    """Run one part; return None, or the exception as "Type: message"."""
+    try:
+        fn(*args)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _train(lab, ours, ddp, dev, rank, steps, out) -> None:
     for step in range(steps):
         x, y = (t.to(dev) for t in check_batch(step, rank))
         nn.functional.mse_loss(ours(x), y).backward()
@@ -96,25 +132,13 @@ def run_checks(lab_file: str, steps: int = 3) -> dict:
                     p -= LR * p.grad
                     p.grad = None
 
-    # The baseline: nothing may be launched before backward has produced every gradient.
+
+def _no_overlap(lab, dev, x, y, out) -> None:
+    """The baseline: nothing may be launched before backward has produced every gradient."""
     later = lab.BucketedDataParallel(
         check_model().to(dev), bucket_cap_bytes=CHECK_CAP_BYTES, overlap=False
     )
-    x, y = (t.to(dev) for t in check_batch(0, rank))
     nn.functional.mse_loss(later(x), y).backward()
     later.finish_gradient_sync()
     out["no_overlap_log"] = [list(entry) for entry in later.launch_log]
     out["no_overlap_grads"] = _flat_grads(later.module)
-
-    # A parameter outside the loss: its bucket never fills; that must be an error, not a hang.
-    partial = lab.BucketedDataParallel(WithUnusedHead().to(dev), bucket_cap_bytes=CHECK_CAP_BYTES)
-    nn.functional.mse_loss(partial(x), y).backward()
-    try:
-        partial.finish_gradient_sync()
-        out["unused_error"] = None
-    except RuntimeError as exc:
-        out["unused_error"] = str(exc)
-
-    timing = lab.measure_overlap(width=64, depth=4, batch_size=8, repeats=2, bucket_mib=1)
-    out["timing"] = {k: float(v) for k, v in timing.items()}
-    return out

@@ -48,6 +48,10 @@ def results(lab_file, world_size, lab_config, lab_backend):
     return _run(lab_file, world_size, lab_config, lab_backend)
 
 
+def _no_error(res: dict, key: str, rank: int, what: str) -> None:
+    assert res[key] is None, f"rank {rank}: {what} raised {res[key]}"
+
+
 def _exact_expected(world_size: int) -> bool:
     return world_size & (world_size - 1) == 0
 
@@ -87,6 +91,7 @@ def test_replicas_start_equal(results):
 def test_gradients_match_ddp(results, world_size):
     exact = _exact_expected(world_size)
     for rank, res in enumerate(results):
+        _no_error(res, "train_error", rank, "training next to DDP")
         for step, (ours, ddp) in enumerate(zip(res["ours"], res["ddp"], strict=True)):
             worst = max(abs(a - b) for a, b in zip(ours, ddp, strict=True))
             if exact and step == 0:
@@ -108,6 +113,7 @@ def test_gradients_are_the_global_batch_average(results, world_size, lab_config)
     xs, ys = zip(*(checks.check_batch(0, r) for r in range(world_size)), strict=True)
     torch.nn.functional.mse_loss(model(torch.cat(xs)), torch.cat(ys)).backward()
     want = torch.cat([p.grad.reshape(-1) for p in model.parameters()]).tolist()
+    _no_error(results[0], "train_error", 0, "training next to DDP")
     got = results[0]["ours"][0]
     worst = max(abs(a - b) for a, b in zip(got, want, strict=True))
     if _exact_expected(world_size):
@@ -122,6 +128,7 @@ def test_gradients_are_the_global_batch_average(results, world_size, lab_config)
 
 def test_all_ranks_hold_identical_gradients(results):
     for rank, res in enumerate(results):
+        _no_error(res, "train_error", rank, "training next to DDP")
         for step, grads in enumerate(res["ours"]):
             assert grads == results[0]["ours"][step], (
                 f"rank {rank}, step {step}: after the all-reduce every rank must hold the same "
@@ -131,6 +138,7 @@ def test_all_ranks_hold_identical_gradients(results):
 
 def test_all_reduce_starts_during_backward(results):
     for rank, res in enumerate(results):
+        _no_error(res, "train_error", rank, "training next to DDP")
         n = res["num_params"]
         for step, log in enumerate(res["launch_logs"]):
             order = [bucket for bucket, _ in log]
@@ -149,6 +157,8 @@ def test_all_reduce_starts_during_backward(results):
 
 def test_no_overlap_baseline(results):
     for rank, res in enumerate(results):
+        _no_error(res, "no_overlap_error", rank, "the overlap=False run")
+        _no_error(res, "train_error", rank, "training next to DDP")
         n = res["num_params"]
         fired = [hooks for _, hooks in res["no_overlap_log"]]
         assert fired == [n, n, n], (
@@ -163,9 +173,10 @@ def test_no_overlap_baseline(results):
 def test_unused_parameter_is_a_clear_error(results):
     for rank, res in enumerate(results):
         message = res["unused_error"]
-        assert message is not None, (
+        assert message is not None and message.startswith("RuntimeError"), (
             f"rank {rank}: a parameter that gets no gradient leaves its bucket incomplete; "
-            "finish_gradient_sync must raise RuntimeError instead of waiting or skipping it"
+            f"finish_gradient_sync must raise RuntimeError instead of waiting or skipping it; "
+            f"got {message!r}"
         )
         assert "unused_head" in message, (
             f"rank {rank}: the error should name the parameters without a gradient; got {message!r}"
@@ -174,6 +185,7 @@ def test_unused_parameter_is_a_clear_error(results):
 
 def test_overlap_is_measured(results):
     for rank, res in enumerate(results):
+        _no_error(res, "timing_error", rank, "measure_overlap")
         timing = res["timing"]
         for key in ("backward_s", "comm_s", "sequential_s", "overlapped_s"):
             value = timing.get(key)

@@ -61,6 +61,10 @@ def _reference(world_size: int) -> dict:
     return {"numel": len(initial), "initial": initial, "grads": grads, "params": params}
 
 
+def _no_step_error(res: dict, rank: int) -> None:
+    assert res["step_error"] is None, f"rank {rank}: a training step raised {res['step_error']}"
+
+
 def _worst(got, want) -> float:
     return max(abs(a - b) for a, b in zip(got, want, strict=True))
 
@@ -116,6 +120,7 @@ def test_gradient_shards_are_the_averaged_gradient(results, world_size):
     n = ref["numel"]
     exact = world_size & (world_size - 1) == 0
     for rank, res in enumerate(results):
+        _no_step_error(res, rank)
         for step, (got, want) in enumerate(zip(res["grad_shards"], ref["grads"], strict=True)):
             if exact and step == 0:
                 assert got[:n] == want, (
@@ -133,6 +138,7 @@ def test_matches_full_replica_training(results, world_size):
     ref = _reference(world_size)
     n = ref["numel"]
     for rank, res in enumerate(results):
+        _no_step_error(res, rank)
         for step, (got, want) in enumerate(zip(res["params"], ref["params"], strict=True)):
             assert _worst(got[:n], want) <= TOL, (
                 f"rank {rank}, after step {step + 1}: sharded parameters differ from full-replica "
@@ -145,6 +151,7 @@ def test_matches_full_replica_training(results, world_size):
 
 def test_full_parameters_exist_only_during_the_step(results):
     for rank, res in enumerate(results):
+        _no_step_error(res, rank)
         assert all(res["full_during_step"]), (
             f"rank {rank}: after gather_parameters() every parameter has its full shape"
         )
@@ -158,6 +165,8 @@ def test_bytes_per_rank(results, world_size, lab_module):
     shard = -(-ref["numel"] // world_size)
     want = 4 * shard * 8
     for rank, res in enumerate(results):
+        assert res["held_error"] is None, f"rank {rank}: held_bytes() raised {res['held_error']}"
+        _no_step_error(res, rank)
         for key in ("held_measured", "held_measured_after", "held_reported"):
             assert res[key] == want, (
                 f"rank {rank}: between steps a rank holds 4 shards of {shard} float64 values "

@@ -1,5 +1,6 @@
 """Workers the lab 07 tests launch: run the learner's dispatch / combine on scenarios with uneven,
-empty and one-sided splits, and return plain lists; the tests rebuild the reference on one process."""
+empty and one-sided splits, and return plain lists; the tests rebuild the reference on one
+process."""
 
 from __future__ import annotations
 
