@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from nccl_course.exam.blueprint import Blueprint, draw_questions, json_roundtrip
@@ -266,41 +266,59 @@ class ExamService:
             raise ExamError(409, "busy", "another start is in progress; try again")
         return self.view(token, attempt_id)
 
+    def _open_attempt_id(self, session, learner: Learner) -> str | None:
+        return session.scalar(
+            select(Attempt.public_id).where(
+                Attempt.learner_id == learner.id,
+                Attempt.exam_id == self.blueprint.exam_id,
+                Attempt.status == "open",
+            )
+        )
+
+    def _check_can_start(self, session, learner: Learner) -> int:
+        """Attempts used so far; raises if the learner passed or used them all."""
+        mine = (Attempt.learner_id == learner.id) & (Attempt.exam_id == self.blueprint.exam_id)
+        used = session.scalar(select(func.count()).select_from(Attempt).where(mine))
+        passed = session.scalar(
+            select(func.count()).select_from(Attempt).where(mine, Attempt.passed.is_(True))
+        )
+        if passed:
+            raise ExamError(409, "already_passed", "you have already passed this exam")
+        if used >= self.blueprint.max_attempts:
+            raise ExamError(
+                409,
+                "attempt_limit",
+                f"attempt limit reached: {used} of {self.blueprint.max_attempts} used",
+            )
+        return used
+
     def _start_once(self, token: str | None) -> str:
+        with self.db.read() as session:
+            learner = self._learner(session, token)
+            existing = self._open_attempt_id(session, learner)
+            if existing is not None:
+                return existing
+            self._check_can_start(session, learner)  # refuse before the costly draw
+        # Draw (and render) the questions before taking the write lock: generators and JSON
+        # cost milliseconds per question, and every answer save waits while the lock is held.
+        seed = secrets.randbits(63)
+        rows = [
+            {
+                "position": drawn.position,
+                "chapter": drawn.chapter,
+                "question_id": drawn.question_id,
+                "instance_seed": drawn.instance_seed,
+                "public": json_roundtrip(learner_view(drawn.instance.public())),
+                "key": json_roundtrip(drawn.instance.key()),
+            }
+            for drawn in draw_questions(self.blueprint, self.engine.banks, seed)
+        ]
         with self.db.write() as session:
             learner = self._learner(session, token)
-            open_attempt = session.scalar(
-                select(Attempt).where(
-                    Attempt.learner_id == learner.id,
-                    Attempt.exam_id == self.blueprint.exam_id,
-                    Attempt.status == "open",
-                )
-            )
-            if open_attempt is not None:
-                return open_attempt.public_id
-            used = session.scalar(
-                select(func.count())
-                .select_from(Attempt)
-                .where(Attempt.learner_id == learner.id, Attempt.exam_id == self.blueprint.exam_id)
-            )
-            passed = session.scalar(
-                select(func.count())
-                .select_from(Attempt)
-                .where(
-                    Attempt.learner_id == learner.id,
-                    Attempt.exam_id == self.blueprint.exam_id,
-                    Attempt.passed.is_(True),
-                )
-            )
-            if passed:
-                raise ExamError(409, "already_passed", "you have already passed this exam")
-            if used >= self.blueprint.max_attempts:
-                raise ExamError(
-                    409,
-                    "attempt_limit",
-                    f"attempt limit reached: {used} of {self.blueprint.max_attempts} used",
-                )
-            seed = secrets.randbits(63)
+            existing = self._open_attempt_id(session, learner)  # a concurrent start won
+            if existing is not None:
+                return existing
+            used = self._check_can_start(session, learner)
             now = utcnow()
             attempt = Attempt(
                 public_id=secrets.token_hex(12),
@@ -315,18 +333,9 @@ class ExamService:
             )
             session.add(attempt)
             session.flush()
-            for drawn in draw_questions(self.blueprint, self.engine.banks, seed):
-                session.add(
-                    AttemptQuestion(
-                        attempt_id=attempt.id,
-                        position=drawn.position,
-                        chapter=drawn.chapter,
-                        question_id=drawn.question_id,
-                        instance_seed=drawn.instance_seed,
-                        public=json_roundtrip(learner_view(drawn.instance.public())),
-                        key=json_roundtrip(drawn.instance.key()),
-                    )
-                )
+            session.execute(
+                insert(AttemptQuestion), [{"attempt_id": attempt.id, **row} for row in rows]
+            )
             return attempt.public_id
 
     def view(self, token: str | None, attempt_id: str) -> dict:
