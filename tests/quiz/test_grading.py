@@ -156,7 +156,6 @@ PUBLIC_KEYS = {
     "chapter",
     "uid",
     "type",
-    "seed",
     "prompt",
     "prompt_format",
     "difficulty",

@@ -225,15 +225,15 @@ class QuestionInstance:
         return self.question.id
 
     def public(self, html: bool = False) -> dict:
-        """JSON-safe view for the learner: no correctness flags, no answer. ``html=True`` adds
-        ``prompt_html`` and ``*_html`` lists (markdown rendered, math left for MathJax)."""
+        """JSON-safe view for the learner: no correctness flags, no answer, and no seed (with
+        the public bank, a seed rebuilds the key). ``html=True`` adds ``prompt_html`` and
+        ``*_html`` lists (markdown rendered, math left for MathJax)."""
         q = self.question
         data = {
             "id": q.id,
             "chapter": q.chapter,
             "uid": q.uid,
             "type": q.type,
-            "seed": self.seed,
             "prompt": self.prompt,
             "prompt_format": "markdown",
             "difficulty": q.difficulty,
