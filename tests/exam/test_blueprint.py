@@ -27,9 +27,11 @@ def test_load_and_fit(quizzes_dir):
     assert len(blueprint.digest) == 64
     fitted = fit_to_banks(blueprint, engine.banks)
     assert [(z.chapter, z.draw) for z in fitted.zones] == [("alpha", 3), ("beta", 2)]
-    assert fitted.problems == [
+    assert fitted.problems[0] == (
         "zone 'gamma-missing' skipped: no question bank quizzes/gamma-missing.yml"
-    ]
+    )
+    # The fixture has no fresh (parameterised) guarantee, which the server reports too.
+    assert "looking answers up" in fitted.problems[1] and len(fitted.problems) == 2
 
 
 def test_zone_larger_than_bank_draws_all(quizzes_dir):
@@ -119,3 +121,38 @@ def test_repository_exam_draws_from_real_banks():
                 key = instance.key()
                 assert engine.grade_key(key, correct_response(key)).score == 1.0, question.id
                 assert engine.grade_key(key, wrong_response(key)).score < 1.0, question.id
+
+
+def test_repository_exam_cannot_be_passed_by_looking_answers_up():
+    """Practice pages carry the fixed questions' answers; the fresh (parameterised) questions
+    the exam guarantees must keep a look-up-only score below the pass mark, in every draw."""
+    from nccl_course.quiz import load_banks
+
+    banks = load_banks(REPO / "quizzes")
+    blueprint = fit_to_banks(load_blueprint(REPO / "quizzes" / "exam.yml"), banks)
+    assert blueprint.problems == []
+    assert blueprint.lookup_ceiling < blueprint.pass_score
+    for attempt_seed in range(25):
+        drawn = draw_questions(blueprint, banks, attempt_seed)
+        by_id = {(c, q.id): q for c, bank in banks.items() for q in bank.questions}
+        fixed = sum(1 for d in drawn if not by_id[(d.chapter, d.question_id)].parameterized)
+        assert fixed / len(drawn) <= blueprint.lookup_ceiling + 1e-12
+
+
+def test_fresh_counts_are_honoured_and_checked(quizzes_dir):
+    engine = QuizEngine.load(quizzes_dir, skip=[quizzes_dir / "exam.yml"])
+    blueprint = fit_to_banks(load_blueprint(quizzes_dir / "exam.yml"), engine.banks)
+    # The fixture's banks have no fresh guarantee: the look-up ceiling is 100 %.
+    assert blueprint.lookup_ceiling == 1.0
+    assert any("looking answers up" in p for p in blueprint.problems)
+
+
+@pytest.mark.parametrize("fresh", [-1, 4, "2"])
+def test_fresh_must_fit_the_draw(tmp_path, fresh):
+    path = tmp_path / "exam.yml"
+    path.write_text(
+        "exam: {id: e, title: T, time_limit_minutes: 5, max_attempts: 1, pass_score: 0.5}\n"
+        f"zones: [{{chapter: beta, draw: 3, fresh: {fresh!r}}}]\n"
+    )
+    with pytest.raises(BlueprintError, match="'fresh' must be between 0 and 'draw'"):
+        load_blueprint(path)

@@ -9,6 +9,11 @@ The draw is a pure function of the attempt's seed: the same seed gives the same 
 the same order, with the same parameters. Each question instance gets its own seed derived
 from the attempt seed and its position, so parameterised questions get fresh numbers in every
 attempt while the server can always rebuild exactly what a learner saw.
+
+The practice pages show every bank's fixed questions with their answers (practice grades in the
+browser). A zone's ``fresh: N`` makes N of its draws parameterised questions, whose numbers are
+new in every attempt, and ``fit_to_banks`` reports a blueprint whose *look-up ceiling* (the score
+of someone who knows every fixed answer and computes nothing) reaches the pass mark.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class Zone:
     chapter: str
     draw: int
     title: str = ""
+    fresh: int = 0  # how many of the draws must be parameterised (fresh numbers per attempt)
 
 
 @dataclass
@@ -48,6 +54,13 @@ class Blueprint:
     @property
     def question_count(self) -> int:
         return sum(z.draw for z in self.zones)
+
+    @property
+    def lookup_ceiling(self) -> float:
+        """The highest score reachable by looking answers up in the public banks: every question
+        counts except the guaranteed fresh ones."""
+        total = self.question_count
+        return (total - sum(z.fresh for z in self.zones)) / total if total else 0.0
 
 
 @dataclass(frozen=True)
@@ -103,8 +116,15 @@ def load_blueprint(path: Path) -> Blueprint:
             raise BlueprintError(f"{path}: zones[{i}] ({z['chapter']}): 'draw' must be >= 1")
         if z["chapter"] in seen:
             raise BlueprintError(f"{path}: chapter {z['chapter']!r} appears in two zones")
+        fresh = z.get("fresh", 0)
+        if not isinstance(fresh, int) or isinstance(fresh, bool) or not 0 <= fresh <= draw:
+            raise BlueprintError(
+                f"{path}: zones[{i}] ({z['chapter']}): 'fresh' must be between 0 and 'draw'"
+            )
         seen.add(z["chapter"])
-        zones.append(Zone(chapter=z["chapter"], draw=draw, title=str(z.get("title", ""))))
+        zones.append(
+            Zone(chapter=z["chapter"], draw=draw, title=str(z.get("title", "")), fresh=fresh)
+        )
     achievement = exam.get("achievement") or {}
     if not isinstance(achievement, dict):
         raise BlueprintError(f"{path}: exam.achievement must be a mapping")
@@ -141,9 +161,21 @@ def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
                 f"zone '{zone.chapter}' draws {zone.draw} but its bank holds {available}; "
                 f"drawing {available}"
             )
-            zone = Zone(chapter=zone.chapter, draw=available, title=zone.title)
+            zone = Zone(
+                chapter=zone.chapter,
+                draw=available,
+                title=zone.title,
+                fresh=min(zone.fresh, available),
+            )
+        parameterised = sum(1 for q in bank.questions if q.parameterized)
+        if parameterised < zone.fresh:
+            problems.append(
+                f"zone '{zone.chapter}' wants {zone.fresh} fresh questions but its bank has "
+                f"{parameterised} parameterised ones; drawing {parameterised}"
+            )
+            zone = Zone(chapter=zone.chapter, draw=zone.draw, title=zone.title, fresh=parameterised)
         zones.append(zone)
-    return Blueprint(
+    fitted = Blueprint(
         exam_id=blueprint.exam_id,
         title=blueprint.title,
         time_limit_s=blueprint.time_limit_s,
@@ -154,6 +186,15 @@ def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
         digest=blueprint.digest,
         problems=problems,
     )
+    if zones and fitted.lookup_ceiling >= fitted.pass_score:
+        # Reported like a missing bank (logged at start, shown on /exam/api/exam), not fatal:
+        # a course may run a practice exam on purpose. The repository's exam is tested to pass.
+        fitted.problems.append(
+            f"the exam can be passed by looking answers up in the practice pages: without "
+            f"computing anything a learner reaches {fitted.lookup_ceiling:.0%} >= the pass mark "
+            f"{fitted.pass_score:.0%}; raise the zones' 'fresh' counts in the blueprint"
+        )
+    return fitted
 
 
 def instance_seed(attempt_seed: int, position: int) -> int:
@@ -169,7 +210,12 @@ def draw_questions(blueprint: Blueprint, banks: dict, attempt_seed: int) -> list
     drawn: list[DrawnQuestion] = []
     for zone in blueprint.zones:
         questions = list(banks[zone.chapter].questions)
-        for question in rng.sample(questions, zone.draw):
+        fresh_pool = [q for q in questions if q.parameterized]
+        picked = rng.sample(fresh_pool, zone.fresh)
+        rest = [q for q in questions if q not in picked]
+        picked += rng.sample(rest, zone.draw - zone.fresh)
+        rng.shuffle(picked)
+        for question in picked:
             position = len(drawn)
             seed = instance_seed(attempt_seed, position)
             drawn.append(
