@@ -83,7 +83,7 @@ def main() -> int:
         result = launch(
             (str(LAB03), "compare_busbw"),
             4,
-            args=(nbytes, 3, args.repeats, 4),
+            args=(nbytes, 3, args.repeats, 2),
             backend="gloo",
             timeout_s=1800,
         )[0]

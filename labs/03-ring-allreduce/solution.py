@@ -73,7 +73,7 @@ def ring_all_reduce_simple(tensor: torch.Tensor) -> torch.Tensor:
 
 
 # Step 3 ----------------------------------------------------------------------------------------
-def ring_all_reduce(tensor: torch.Tensor, chunks: int = 4) -> torch.Tensor:
+def ring_all_reduce(tensor: torch.Tensor, chunks: int = 2) -> torch.Tensor:
     """The same ring, pipelined: every segment is cut into ``chunks`` pieces, and piece c of
     every step travels on its own *lane*. As soon as piece c of step t has arrived (and, in the
     reduce-scatter half, been added), piece c of step t+1 is posted, while the other pieces of
@@ -158,7 +158,7 @@ def time_all_reduce(fn, tensor: torch.Tensor, iters: int) -> float:
     return float(elapsed.item())
 
 
-def compare_busbw(nbytes: int, iters: int = 5, repeats: int = 5, chunks: int = 4) -> dict:
+def compare_busbw(nbytes: int, iters: int = 5, repeats: int = 5, chunks: int = 2) -> dict:
     """Median busbw (GB/s) of ``ring_all_reduce`` and ``dist.all_reduce`` on float32 buffers of
     ``nbytes``, measured alternately in one run so both see the same machine load."""
     p = dist.get_world_size()
