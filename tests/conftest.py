@@ -42,9 +42,13 @@ def built_book() -> Path:
     return BOOK_HTML
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's chromium driven by Playwright; never a browser Playwright downloads."""
+    """Debian's chromium driven by Playwright; never a browser Playwright downloads.
+
+    Module-scoped: Playwright's sync API keeps an asyncio loop running in this thread while it
+    is open, and later tests that call asyncio.run() (the exam's load and crash tests) would
+    fail if it stayed open for the whole session."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
