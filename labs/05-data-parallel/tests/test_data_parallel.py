@@ -16,36 +16,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from nccl_course.dist import launch
 from nccl_course.dist.launch import load_file_module
 
 CHECKS = Path(__file__).with_name("checks.py")
-_results: dict = {}
-
-
-def _run(lab_file, world_size, lab_config, lab_backend) -> list[dict]:
-    """Launch once per (file, world size, backend); a failure is remembered too, so the other
-    tests report it without launching again."""
-    key = (str(lab_file), world_size, lab_backend)
-    if key not in _results:
-        try:
-            _results[key] = launch(
-                (str(CHECKS), "run_checks"),
-                world_size,
-                args=(str(lab_file),),
-                backend=lab_backend,
-                timeout_s=lab_config["timeout_s"],
-            )
-        except Exception as exc:
-            _results[key] = exc
-    if isinstance(_results[key], Exception):
-        raise _results[key]
-    return _results[key]
 
 
 @pytest.fixture
-def results(lab_file, world_size, lab_config, lab_backend):
-    return _run(lab_file, world_size, lab_config, lab_backend)
+def results(lab_file, world_size, lab_once):
+    # One launch per (learner file, world size) in this module; every test reads its results.
+    return lab_once((str(CHECKS), "run_checks"), world_size, args=(str(lab_file),))
 
 
 def _no_error(res: dict, key: str, rank: int, what: str) -> None:

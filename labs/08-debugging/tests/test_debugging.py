@@ -12,35 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from nccl_course.dist import launch
-
 CHECKS = Path(__file__).with_name("checks.py")
 #: Slack on top of a timeout for a busy machine (seconds).
 MARGIN_S = 3.0
-_results: dict = {}
-
-
-def _run(lab_file, world_size, lab_config, lab_backend):
-    key = (str(lab_file), world_size, lab_backend)
-    if key not in _results:
-        try:
-            _results[key] = launch(
-                (str(CHECKS), "run_checks"),
-                world_size,
-                args=(str(lab_file),),
-                backend=lab_backend,
-                timeout_s=lab_config["timeout_s"],
-            )
-        except Exception as exc:  # remembered, so the other tests do not launch again
-            _results[key] = exc
-    if isinstance(_results[key], Exception):
-        raise _results[key]
-    return _results[key]
 
 
 @pytest.fixture
-def results(lab_file, world_size, lab_config, lab_backend):
-    return _run(lab_file, world_size, lab_config, lab_backend)
+def results(lab_file, world_size, lab_once):
+    # One launch per (learner file, world size) in this module; every test reads its results.
+    return lab_once((str(CHECKS), "run_checks"), world_size, args=(str(lab_file),))
 
 
 def _ok(result: dict, what: str):
