@@ -7,17 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-COLLECTIVE_NAMES = (
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "all_to_all",
-    "broadcast",
-    "reduce",
-    "gather",
-    "scatter",
-    "send_recv",
-)
+# The collectives nccl-tests defines a bus bandwidth for: one list, owned by the cost model.
+from nccl_course.cost.busbw import COLLECTIVES as COLLECTIVE_NAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, launcher: bool) -> None:
