@@ -21,9 +21,15 @@ def load(name: str) -> dict:
     return json.loads((EXAMPLES / name).read_text())
 
 
+def course() -> list[str]:
+    """The examples' issuer, pinned as the one trusted issuer."""
+    return [load("did.json")["id"]]
+
+
 def test_example_credential_verifies():
     result = verify(
         load("credential.json"),
+        trusted_issuers=course(),
         did_document=load("did.json"),
         status_list=load("status-list.json"),
     )
@@ -32,7 +38,12 @@ def test_example_credential_verifies():
 
 def test_example_revoked_credential_is_revoked():
     revoked = load("revoked-credential.json")
-    result = verify(revoked, did_document=load("did.json"), status_list=load("status-list.json"))
+    result = verify(
+        revoked,
+        trusted_issuers=course(),
+        did_document=load("did.json"),
+        status_list=load("status-list.json"),
+    )
     index = revoked["credentialStatus"]["statusListIndex"]
     assert result.reason.startswith(f"status: revoked: bit {index} ")
 
@@ -83,7 +94,12 @@ def test_random_damage_is_rejected_without_crashing(seed):
     original = load("credential.json")
     did_document, status_list = load("did.json"), load("status-list.json")
     for path, action, damaged in _mutations(original, random.Random(seed), 40):
-        result = verify(damaged, did_document=did_document, status_list=status_list)
+        result = verify(
+            damaged,
+            trusted_issuers=course(),
+            did_document=did_document,
+            status_list=status_list,
+        )
         assert isinstance(result.reason, str) and result.reason
         # Only a change that leaves the signed RDF data identical may pass: wrapping a value
         # in a one-element array is the same JSON-LD value.

@@ -103,7 +103,9 @@ def test_rotation_keeps_old_credentials_verifiable(fresh):
     status = fresh.status_list_credential()
     assert status["proof"]["verificationMethod"] == f"{ISSUER_ID}#key-2"
     for credential in (old, new):
-        result = verify(credential, did_document=doc, status_list=status)
+        result = verify(
+            credential, trusted_issuers=[ISSUER_ID], did_document=doc, status_list=status
+        )
         assert result.ok, result.reason
     key_files = sorted((fresh.folder / "keys").glob("key-*.json"))
     assert [stat.S_IMODE(f.stat().st_mode) for f in key_files] == [0o600, 0o600]
@@ -126,7 +128,11 @@ def test_did_key_issuer(tmp_path):
     assert [m["id"] for m in doc["verificationMethod"]] == doc["assertionMethod"] == [method]
     assert doc["verificationMethod"][0]["publicKeyMultibase"] == issuer.issuer_id.split(":")[2]
     # did:key needs no DID document: the key is in the identifier.
-    result = verify(credential, status_list=issuer.status_list_credential())
+    result = verify(
+        credential,
+        trusted_issuers=[issuer.issuer_id],
+        status_list=issuer.status_list_credential(),
+    )
     assert result.ok, result.reason
     with pytest.raises(ValueError, match="did:key issuer cannot rotate"):
         issuer.rotate()
@@ -213,7 +219,13 @@ def test_custom_achievement(fresh):
     assert c["credentialSubject"]["achievement"] == achievement
     assert c["name"] == "Advanced NCCL"
     assert "resultDescription" not in c["credentialSubject"]["result"][0]
-    assert verify(c, did_document=fresh.did_document()).ok
+    result = verify(
+        c,
+        trusted_issuers=[ISSUER_ID],
+        did_document=fresh.did_document(),
+        status_list=fresh.status_list_credential(),
+    )
+    assert result.ok, result.reason
 
 
 @pytest.mark.parametrize("score", [-0.1, 1.01, 85.0])

@@ -16,7 +16,7 @@ from nccl_course.certs.loader import (
     OfflineDocumentLoader,
 )
 
-# SHA-256 of the vendored copies (from the steering repo's vendor/jsonld-contexts/).
+# SHA-256 of the vendored copies in src/nccl_course/certs/contexts/ (see VENDORED in loader.py).
 PINNED = {
     "credentials-v2.jsonld": "59955ced6697d61e03f2b2556febe5308ab16842846f5b586d7f1f7adec92734",
     "data-integrity-v1.jsonld": "c6e5073f4bd4bf6d08f245736e6f32c29b012860b18583644b2d71e1de862669",

@@ -14,10 +14,106 @@ import secrets
 import uuid
 from datetime import datetime, timezone
 
+# The bounds on untrusted JSON live in ``bounds``; they stay importable from here.
+from nccl_course.certs.bounds import (  # noqa: F401
+    DEFAULT_LIMITS,
+    STATUS_LIST_LIMITS,
+    CredentialFormatError,
+    Limits,
+    check_bounds,
+    json_depth,
+    parse_json,
+)
 from nccl_course.certs.loader import OB_V3_0_3, VC_V2
 
 CREDENTIAL_CONTEXT = [VC_V2, OB_V3_0_3]
 CREDENTIAL_TYPE = ["VerifiableCredential", "OpenBadgeCredential"]
+
+
+def _path_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _as_list(value: object) -> list:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def check_credential_types(credential: object) -> None:
+    """:class:`CredentialFormatError` unless the properties this code reads have usable types.
+
+    Only types are checked here (what would otherwise crash a reader such as the renderer);
+    which properties are required is the verifier's ``schema`` check.
+    """
+    if not isinstance(credential, dict):
+        raise CredentialFormatError(f"a credential is a JSON object, not {_path_type(credential)}")
+
+    def need(value: object, path: str, *kinds: type, optional: bool = True) -> None:
+        if value is None and optional:
+            return
+        if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
+            wanted = " or ".join(
+                {
+                    str: "a string",
+                    dict: "an object",
+                    list: "an array",
+                    int: "a number",
+                    float: "a number",
+                }[k]
+                for k in kinds
+            )
+            raise CredentialFormatError(f"{path} must be {wanted}, not {_path_type(value)}")
+
+    for name in ("id", "name", "validFrom", "validUntil", "awardedDate"):
+        need(credential.get(name), name, str)
+    for name in ("validFrom", "validUntil"):
+        if isinstance(credential.get(name), str):
+            try:
+                parse_datetime(credential[name])
+            except ValueError:
+                raise CredentialFormatError(
+                    f"{name} {credential[name][:60]!r} is not a dateTime"
+                ) from None
+    need(credential.get("type"), "type", str, list)
+    for t in _as_list(credential.get("type")):
+        need(t, "type[]", str, optional=False)
+    issuer = credential.get("issuer")
+    need(issuer, "issuer", str, dict)
+    if isinstance(issuer, dict):
+        need(issuer.get("id"), "issuer.id", str)
+        need(issuer.get("name"), "issuer.name", str)
+    subjects = credential.get("credentialSubject")
+    need(subjects, "credentialSubject", dict, list)
+    for i, subject in enumerate(_as_list(subjects)):
+        where = "credentialSubject" if isinstance(subjects, dict) else f"credentialSubject[{i}]"
+        need(subject, where, dict, optional=False)
+        need(subject.get("identifier"), f"{where}.identifier", dict, list)
+        for ident in _as_list(subject.get("identifier")):
+            need(ident, f"{where}.identifier[]", dict, optional=False)
+            need(ident.get("identityHash"), f"{where}.identifier[].identityHash", str)
+            need(ident.get("identityType"), f"{where}.identifier[].identityType", str)
+            need(ident.get("salt"), f"{where}.identifier[].salt", str)
+        need(subject.get("achievement"), f"{where}.achievement", dict)
+        if isinstance(subject.get("achievement"), dict):
+            need(subject["achievement"].get("name"), f"{where}.achievement.name", str)
+        # OB 3.0: result is an array of Result objects (a single object is a common mistake).
+        need(subject.get("result"), f"{where}.result", list)
+        for result in subject.get("result") or []:
+            need(result, f"{where}.result[]", dict, optional=False)
+            need(result.get("value"), f"{where}.result[].value", str)
+    need(credential.get("proof"), "proof", dict, list)
+    need(credential.get("credentialStatus"), "credentialStatus", dict, list)
 
 
 def xsd_datetime(moment: datetime) -> str:
@@ -45,10 +141,19 @@ def hash_identity(identity: str, salt: str) -> str:
     return "sha256$" + hashlib.sha256((identity + salt).encode("utf-8")).hexdigest()
 
 
+def _identifiers(credential: object) -> list[dict]:
+    """The subject's IdentityObjects, skipping anything that is not an object."""
+    subject = credential.get("credentialSubject") if isinstance(credential, dict) else None
+    if isinstance(subject, list):
+        subject = subject[0] if subject else None
+    if not isinstance(subject, dict):
+        return []
+    return [i for i in _as_list(subject.get("identifier")) if isinstance(i, dict)]
+
+
 def identity_matches(credential: dict, email: str) -> bool:
     """Whether the credential's hashed e-mail identifier is this address."""
-    subject = credential.get("credentialSubject") or {}
-    for ident in subject.get("identifier") or []:
+    for ident in _identifiers(credential):
         if ident.get("identityType") == "emailAddress" and ident.get("hashed"):
             expected = hash_identity(normalise_email(email), ident.get("salt", ""))
             if hmac.compare_digest(expected, str(ident.get("identityHash", ""))):
@@ -58,11 +163,11 @@ def identity_matches(credential: dict, email: str) -> bool:
 
 def learner_name(credential: dict) -> str | None:
     """The learner's name from the plain-text ``name`` IdentityObject, if any."""
-    subject = credential.get("credentialSubject") or {}
-    for ident in subject.get("identifier") or []:
+    for ident in _identifiers(credential):
         # OB 3.0's IdentifierTypeEnum has 'name'; earlier drafts used the extension 'ext:name'.
         if ident.get("identityType") in ("name", "ext:name") and not ident.get("hashed"):
-            return ident.get("identityHash")
+            value = ident.get("identityHash")
+            return value if isinstance(value, str) else None
     return None
 
 

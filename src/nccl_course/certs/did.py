@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -20,9 +21,24 @@ from nccl_course.certs.multibase import (
     encode_ed25519_public,
 )
 
+_WEB_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::[0-9]{1,5})?")
+_WEB_SEGMENT = re.compile(r"(?!\.{1,2}$)[A-Za-z0-9._~-]{1,200}")
+
 
 class KeyResolutionError(ValueError):
     """No usable key for a verification method: unknown, not authorised, or malformed."""
+
+
+class DidDocumentMissing(KeyResolutionError):
+    """The key can only be found in a DID document that was not supplied: not checked."""
+
+    def __init__(self, method_id: str, did: str):
+        self.method_id = method_id
+        self.did = did
+        super().__init__(
+            f"the DID document of {did} was not supplied, so its key {method_id} "
+            "cannot be looked up"
+        )
 
 
 def did_key_from_public(raw_public: bytes) -> str:
@@ -40,6 +56,12 @@ def did_web_url(did: str) -> str:
         raise ValueError(f"{did} is not a did:web identifier")
     parts = [unquote(p) for p in did[len("did:web:") :].split(":")]
     host, path = parts[0], parts[1:]
+    # Only a port may be percent-encoded in the host ('%3A'); anything else ('%2F', '%40')
+    # would make the URL point somewhere the DID does not name.
+    if not _WEB_HOST.fullmatch(host):
+        raise ValueError(f"{did} does not name a valid host for did:web")
+    if any(not _WEB_SEGMENT.fullmatch(segment) for segment in path):
+        raise ValueError(f"{did} has a path segment that is not allowed in did:web")
     return f"https://{host}/" + ("/".join(path) + "/did.json" if path else ".well-known/did.json")
 
 
@@ -69,6 +91,12 @@ def did_document(did: str, public_keys: list[tuple[str, bytes]]) -> dict:
     }
 
 
+def _as_list(value: object) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
 def _public_key(multibase: object, method_id: str) -> Ed25519PublicKey:
     try:
         raw = decode_ed25519_public(multibase)  # type: ignore[arg-type]
@@ -91,6 +119,8 @@ def resolve_key(
     a DID the method must belong to it: a valid signature by someone else's key is not the
     issuer's signature.
     """
+    if not isinstance(method_id, str) or not method_id.startswith("did:"):
+        raise KeyResolutionError(f"verification method {str(method_id)[:200]!r} is not a DID URL")
     method_did = did_of(method_id)
     if issuer and issuer.startswith("did:") and method_did != issuer:
         raise KeyResolutionError(
@@ -101,25 +131,25 @@ def resolve_key(
             raise KeyResolutionError(f"{method_id} is not a did:key verification method")
         return _public_key(method_did.split(":", 2)[2], method_id)
     if did_doc is None:
-        raise KeyResolutionError(
-            f"the key {method_id} needs the DID document of {method_did}: pass it with "
-            "--did-document FILE (did:web documents are published at "
-            f"{did_web_url(method_did) if method_did.startswith('did:web:') else 'the DID URL'})"
-        )
+        raise DidDocumentMissing(method_id, method_did)
+    if not isinstance(did_doc, dict):
+        raise KeyResolutionError("the DID document given is not a JSON object")
     if did_doc.get("id") != method_did:
         raise KeyResolutionError(
-            f"the DID document given is for {did_doc.get('id')!r}, not {method_did}"
+            f"the DID document given is for {str(did_doc.get('id'))[:200]!r}, not {method_did}"
         )
-    authorised = did_doc.get(purpose) or []
-    authorised_ids = {a if isinstance(a, str) else a.get("id") for a in authorised}
+    authorised = _as_list(did_doc.get(purpose))
+    authorised_ids = {
+        a if isinstance(a, str) else a.get("id") for a in authorised if isinstance(a, (str, dict))
+    }
     if method_id not in authorised_ids:
         raise KeyResolutionError(
             f"the key {method_id} is not in the issuer's DID document under {purpose}"
         )
-    candidates = list(did_doc.get("verificationMethod") or [])
+    candidates = _as_list(did_doc.get("verificationMethod"))
     candidates += [a for a in authorised if isinstance(a, dict)]
     for method in candidates:
-        if method.get("id") == method_id:
+        if isinstance(method, dict) and method.get("id") == method_id:
             if method.get("controller") != method_did:
                 raise KeyResolutionError(f"{method_id} is controlled by {method.get('controller')}")
             if method.get("type") != "Multikey":

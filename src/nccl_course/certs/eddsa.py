@@ -24,7 +24,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from nccl_course.certs.canon import canonicalize
 from nccl_course.certs.loader import OfflineDocumentLoader
-from nccl_course.certs.multibase import MultibaseError, decode_base58btc, encode_base58btc
+from nccl_course.certs.multibase import (
+    MultibaseError,
+    base58_length,
+    decode_base58btc,
+    encode_base58btc,
+)
 
 PROOF_TYPE = "DataIntegrityProof"
 CRYPTOSUITE = "eddsa-rdfc-2022"
@@ -114,9 +119,20 @@ def check_proof_shape(proof: object) -> dict:
 
 
 def signature_bytes(proof_value: str) -> bytes:
-    """Decode a proofValue; it must be multibase base58btc of exactly 64 bytes."""
+    """Decode a proofValue; it must be multibase base58btc of exactly 64 bytes.
+
+    Its length is checked before decoding (base58 decoding is quadratic in the length).
+    """
+    if not isinstance(proof_value, str):
+        raise ProofError("proofValue must be a string")
+    longest = 1 + base58_length(SIGNATURE_BYTES)
+    if len(proof_value) > longest:
+        raise ProofError(
+            f"proofValue has {len(proof_value):,} characters; an Ed25519 signature in "
+            f"multibase base58btc has at most {longest}"
+        )
     try:
-        signature = decode_base58btc(proof_value)
+        signature = decode_base58btc(proof_value, max_bytes=SIGNATURE_BYTES)
     except MultibaseError as exc:
         raise ProofError(f"proofValue is not multibase base58btc: {exc}") from None
     if len(signature) != SIGNATURE_BYTES:

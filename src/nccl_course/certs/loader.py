@@ -30,8 +30,10 @@ DATA_INTEGRITY_V1 = "https://w3id.org/security/data-integrity/v1"
 DID_V1 = "https://www.w3.org/ns/did/v1"
 MULTIKEY_V1 = "https://w3id.org/security/multikey/v1"
 
-# URL -> vendored file. The copies come from the steering repo's vendor folder; their SHA-256
-# digests are pinned in the tests so an accidental edit cannot pass unnoticed.
+# URL -> vendored file: copies of the documents published at these URLs (W3C Verifiable
+# Credentials 2.0, 1EdTech Open Badges 3.0.3, W3C Data Integrity 1.0, W3C DID 1.0), kept
+# unchanged. Their SHA-256 digests are pinned in tests/certs/test_loader.py so an accidental edit
+# cannot pass unnoticed; to update one, save the document its URL serves and update the digest.
 VENDORED = {
     VC_V2: "credentials-v2.jsonld",
     OB_V3_0_3: "ob-v3p0-context-3.0.3.json",
@@ -101,9 +103,6 @@ class OfflineDocumentLoader:
             for folder in folders:
                 self._documents.update(contexts_in_folder(Path(folder)))
         self.cache: LRUCache = LRUCache(maxsize=100)
-
-    def urls(self) -> list[str]:
-        return sorted(self._documents)
 
     def has(self, url: str) -> bool:
         return url in self._documents

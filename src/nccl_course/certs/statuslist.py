@@ -9,10 +9,13 @@ multibase base64url without padding (``u...``). The spec sets a minimum of 16 Ki
 from __future__ import annotations
 
 import gzip
+import zlib
 
 from nccl_course.certs.multibase import MultibaseError, decode_base64url, encode_base64url
 
 MIN_ENTRIES = 131_072  # 16 KiB of bits
+# Largest decompressed list accepted: 2 MiB, 16,777,216 entries (a GZIP bomb stops there).
+MAX_LIST_BYTES = 2 * 1024 * 1024
 
 
 class StatusListError(ValueError):
@@ -32,15 +35,28 @@ def encode_bitstring(set_bits: set[int] | list[int], length: int = MIN_ENTRIES) 
     return encode_base64url(gzip.compress(bytes(raw), mtime=0))
 
 
-def decode_bitstring(encoded_list: str) -> bytes:
+def decode_bitstring(encoded_list: str, max_bytes: int = MAX_LIST_BYTES) -> bytes:
+    """The bitstring of an ``encodedList``; at most ``max_bytes`` are decompressed."""
+    if not isinstance(encoded_list, str):
+        raise StatusListError("encodedList must be a string")
     try:
         compressed = decode_base64url(encoded_list)
     except MultibaseError as exc:
         raise StatusListError(f"encodedList is not multibase base64url: {exc}") from None
+    # One GZIP member, decompressed incrementally so that a small input cannot expand into
+    # gigabytes (wbits 16 + MAX_WBITS: a GZIP header and trailer).
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        return gzip.decompress(compressed)
-    except (OSError, EOFError) as exc:
+        raw = inflater.decompress(compressed, max_bytes + 1)
+    except zlib.error as exc:
         raise StatusListError(f"encodedList is not GZIP data: {exc}") from None
+    if len(raw) > max_bytes:
+        raise StatusListError(
+            f"encodedList expands to more than {max_bytes:,} bytes (the limit for a list)"
+        )
+    if not inflater.eof:
+        raise StatusListError("encodedList is not GZIP data: the compressed data is truncated")
+    return raw
 
 
 def bit_at(bitstring: bytes, index: int) -> int:

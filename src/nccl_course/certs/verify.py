@@ -1,322 +1,251 @@
-"""Offline verification of a credential, check by check, with a precise reason on failure.
+"""Verification of a credential: who issued it, and check by check, what holds.
 
-The checks run in this order and stop at the first failure (a later check means nothing once
-an earlier one failed: a status bit read from an unauthenticated document proves nothing):
+A verification answers one of three verdicts:
 
-1. ``structure``: the VC 2.0 required fields, and for Open Badges 3.0 credentials the OB 3.0
-   required fields (id, validFrom, a Profile issuer, an achievement, an identifier);
-2. ``contexts``: VC 2.0 first, OB 3.0 where needed, each one available offline;
-3. ``proof``: DataIntegrityProof, cryptosuite eddsa-rdfc-2022, purpose assertionMethod, key
-   from the issuer's DID (did:key) or DID document (did:web), 64-byte signature, RDFC-1.0;
-4. ``validity``: ``validFrom`` <= now <= ``validUntil``;
-5. ``status``: the Bitstring Status List bit, from a status list credential that is itself
-   verified (same issuer, valid proof); not checked when no status list is supplied.
+- ``VALID``: every check below is ``ok``;
+- ``NOT VALID``: a check ``failed`` (the first failure is the reason; later checks are then
+  ``not checked``);
+- ``CANNOT CHECK``: nothing failed, but something could not be checked (the issuer was not
+  pinned, the issuer's DID document or the status list was not at hand): the credential may
+  be fine, this verification cannot say so.
+
+The checks, in the order they run (cheap ones first, JSON-LD processing last):
+
+0. bounds: the document's size, nesting depth and number of values, NaN and Infinity refused.
+   A document outside them is not examined at all: :class:`CredentialFormatError` is raised
+   (a server answers 4xx).
+1. ``issuer``: the issuer the credential states is one of ``trusted_issuers`` (the course's
+   own DIDs). Not pinned (``trusted_issuers=None``): not checked. Anyone can make a key, sign
+   a credential and call themselves "nccl-course", so a signature alone proves nothing about
+   *who* issued it: this check comes first, before any JSON-LD processing.
+2. ``schema``: the VC 2.0 and Open Badges 3.0 required properties, with usable types, and the
+   JSON-LD contexts (VC 2.0 first, each one available offline).
+3. ``key``: the proof's verification method is a key of the issuer: the did:key itself, or an
+   ``assertionMethod`` of the issuer's DID document (did:web; not checked without it).
+4. ``signature``: DataIntegrityProof, eddsa-rdfc-2022, RDFC-1.0 within its work limits,
+   Ed25519 over the hash data.
+5. ``dates``: ``validFrom`` <= now <= ``validUntil`` and the proof's ``expires``.
+6. ``status``: the Bitstring Status List bit, read from a status list credential that is
+   itself verified (same issuer, a key of the issuer, a valid signature); not checked when
+   no status list is at hand.
+
+Nothing here uses the network unless the caller passes ``fetch`` (the command line does,
+without ``--offline``).
+
+This module runs the checks in order and picks the verdict; the parts live in modules of
+their own, and every name below stays importable from here: ``result`` (verdicts, ``Check``,
+``VerificationResult``), ``bounds`` (``Limits``, bounded parsing), ``trust`` (issuer, key,
+signature), ``schema``, ``revocation`` (status), ``fetch`` (``fetch_json``, ``FetchError``).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from nccl_course.certs import did as dids
-from nccl_course.certs import eddsa
-from nccl_course.certs.canon import CanonicalizationError
+from nccl_course.certs.bounds import (
+    DEFAULT_LIMITS,
+    STATUS_LIST_LIMITS,
+    CredentialFormatError,
+    Limits,
+    check_bounds,
+    parse_credential,
+)
 from nccl_course.certs.credential import parse_datetime
-from nccl_course.certs.loader import VC_V2, OfflineDocumentLoader, loader_for
-from nccl_course.certs.statuslist import MIN_ENTRIES, StatusListError, bit_at, decode_bitstring
+from nccl_course.certs.fetch import (
+    FETCH_TIMEOUT_S,
+    MAX_FETCH_BYTES,
+    Fetch,
+    FetchError,
+    _SafeRedirect,  # noqa: F401 (reached through this module by the tests)
+    fetch_json,
+    fetchable,
+)
+from nccl_course.certs.fields import issuer_id, issuer_name, signer
+from nccl_course.certs.loader import loader_for
+from nccl_course.certs.result import (
+    AFTER_FAILURE,
+    CANNOT_CHECK,
+    CHECK_NAMES,
+    FAILED,
+    NOT_CHECKED,
+    NOT_VALID,
+    OK,
+    VALID,
+    Check,
+    CheckFailed,
+    NotChecked,
+    VerificationResult,
+)
+from nccl_course.certs.revocation import check_status
+from nccl_course.certs.schema import HASH_FORMAT, OB_CONTEXT, OB_TYPES, check_schema
+from nccl_course.certs.trust import Keys, check_issuer, check_key, check_signature
 
-CHECK_NAMES = ("structure", "contexts", "proof", "validity", "status")
-OB_TYPES = {"OpenBadgeCredential", "AchievementCredential"}
-OB_CONTEXT = re.compile(r"^https://purl\.imsglobal\.org/spec/ob/v3p0/context-3\.0\.\d+\.json$")
-HASH_FORMAT = re.compile(r"^(sha256\$[0-9a-f]{64}|md5\$[0-9a-f]{32})$")
-
-
-@dataclass
-class VerificationResult:
-    """``ok``; ``reason`` (the first failure, or a one-line success); ``checks`` in order."""
-
-    ok: bool
-    reason: str
-    checks: list[tuple[str, bool, str]] = field(default_factory=list)
-    credential_id: str | None = None
-    issuer: str | None = None
-
-    def as_dict(self) -> dict:
-        return {
-            "ok": self.ok,
-            "reason": self.reason,
-            "credential_id": self.credential_id,
-            "issuer": self.issuer,
-            "checks": [{"name": n, "passed": p, "detail": d} for n, p, d in self.checks],
-        }
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def _types(value: object) -> list:
-    if isinstance(value, list):
-        return value
-    return [value] if value is not None else []
-
-
-def _issuer_id(credential: dict) -> str | None:
-    issuer = credential.get("issuer")
-    return issuer.get("id") if isinstance(issuer, dict) else issuer
-
-
-def _is_uri(value: object) -> bool:
-    return isinstance(value, str) and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$", value) is not None
-
-
-def _check_structure(credential: object) -> str:
-    if not isinstance(credential, dict):
-        raise CheckFailed("the credential is not a JSON object")
-    for name in ("@context", "type", "issuer", "credentialSubject"):
-        if name not in credential:
-            raise CheckFailed(f"required property {name!r} is missing")
-    types = _types(credential["type"])
-    if "VerifiableCredential" not in types:
-        raise CheckFailed(f"type {types} does not include 'VerifiableCredential'")
-    issuer_id = _issuer_id(credential)
-    if not _is_uri(issuer_id):
-        raise CheckFailed(f"issuer {issuer_id!r} is not a URL or DID")
-    subjects = _types(credential["credentialSubject"])
-    if not subjects or not all(isinstance(s, dict) and s for s in subjects):
-        raise CheckFailed("credentialSubject must be a non-empty object")
-    if "id" in credential and not _is_uri(credential["id"]):
-        raise CheckFailed(f"id {credential['id']!r} is not a URL")
-    for name in ("validFrom", "validUntil"):
-        if name in credential:
-            try:
-                parse_datetime(credential[name])
-            except ValueError:
-                raise CheckFailed(f"{name} {credential[name]!r} is not a dateTime") from None
-    if "proof" not in credential:
-        raise CheckFailed("the credential has no proof (it is not signed)")
-    for entry in _types(credential.get("credentialStatus")):
-        _check_status_entry(entry)
-    if OB_TYPES & set(types):
-        _check_open_badge(credential, subjects[0])
-        return f"VC 2.0 and Open Badges 3.0 required fields present ({', '.join(types)})"
-    return f"VC 2.0 required fields present ({', '.join(types)})"
+# Everything the verifier offers stays importable from here, wherever it is defined.
+__all__ = [
+    "AFTER_FAILURE",
+    "CANNOT_CHECK",
+    "CHECK_NAMES",
+    "DEFAULT_LIMITS",
+    "FAILED",
+    "FETCH_TIMEOUT_S",
+    "HASH_FORMAT",
+    "MAX_FETCH_BYTES",
+    "NOT_CHECKED",
+    "NOT_VALID",
+    "OB_CONTEXT",
+    "OB_TYPES",
+    "OK",
+    "STATUS_LIST_LIMITS",
+    "VALID",
+    "Check",
+    "CheckFailed",
+    "CredentialFormatError",
+    "Fetch",
+    "FetchError",
+    "Limits",
+    "NotChecked",
+    "VerificationResult",
+    "fetch_json",
+    "fetchable",
+    "parse_credential",
+    "verify",
+]
 
 
-def _check_open_badge(credential: dict, subject: dict) -> None:
-    for name in ("id", "name", "validFrom"):
-        if name not in credential:
-            raise CheckFailed(f"Open Badges 3.0 requires {name!r}; it is missing")
-    if "AchievementSubject" not in _types(subject.get("type")):
-        raise CheckFailed("credentialSubject.type does not include 'AchievementSubject'")
-    issuer = credential["issuer"]
-    if not isinstance(issuer, dict) or "Profile" not in _types(issuer.get("type")):
-        raise CheckFailed("Open Badges 3.0 requires the issuer to be a Profile object")
-    achievement = subject.get("achievement")
-    if not isinstance(achievement, dict):
-        raise CheckFailed("credentialSubject.achievement is missing")
-    for name in ("id", "type", "name", "description", "criteria"):
-        if name not in achievement:
-            raise CheckFailed(f"credentialSubject.achievement.{name} is missing")
-    if "Achievement" not in _types(achievement["type"]):
-        raise CheckFailed("credentialSubject.achievement.type does not include 'Achievement'")
-    if "id" not in subject and not subject.get("identifier"):
-        raise CheckFailed("credentialSubject needs an id or an identifier")
-    for ident in _types(subject.get("identifier")):
-        for name in ("type", "identityHash", "identityType", "hashed"):
-            if name not in ident:
-                raise CheckFailed(f"credentialSubject.identifier entry has no {name!r}")
-        if ident["hashed"] is True and not HASH_FORMAT.match(str(ident["identityHash"])):
-            raise CheckFailed(
-                f"identityHash {ident['identityHash']!r} is not 'sha256$' + 64 hex digits"
-            )
-
-
-def _check_status_entry(entry: object) -> None:
-    if not isinstance(entry, dict):
-        raise CheckFailed("credentialStatus must be an object")
-    if entry.get("type") != "BitstringStatusListEntry":
-        raise CheckFailed(f"credentialStatus type {entry.get('type')!r} is not supported")
-    for name in ("statusPurpose", "statusListIndex", "statusListCredential"):
-        if name not in entry:
-            raise CheckFailed(f"credentialStatus.{name} is missing")
-    if not re.fullmatch(r"\d+", str(entry["statusListIndex"])):
-        raise CheckFailed(f"statusListIndex {entry['statusListIndex']!r} is not an integer")
-
-
-def _check_contexts(credential: dict, loader: OfflineDocumentLoader) -> str:
-    contexts = _types(credential["@context"])
-    if not contexts or contexts[0] != VC_V2:
-        raise CheckFailed(f"the first @context must be {VC_V2}, not {contexts[:1]}")
-    if OB_TYPES & set(_types(credential["type"])) and not any(
-        isinstance(c, str) and OB_CONTEXT.match(c) for c in contexts
-    ):
-        raise CheckFailed("an Open Badges 3.0 credential needs the OB 3.0 context")
-    for ctx in contexts:
-        if isinstance(ctx, str) and not loader.has(ctx):
-            raise CheckFailed(
-                f"JSON-LD context {ctx} is not available offline: it is not vendored; supply "
-                "it with --contexts DIR"
-            )
-        if not isinstance(ctx, (str, dict)):
-            raise CheckFailed(f"@context entry {ctx!r} is neither a URL nor an object")
-    return "all available offline: " + ", ".join(
-        c if isinstance(c, str) else "{...}" for c in contexts
-    )
-
-
-def _check_proof(
-    document: dict, did_document: dict | None, loader: OfflineDocumentLoader, what: str = ""
-) -> str:
-    try:
-        proof = eddsa.check_proof_shape(document.get("proof"))
-    except eddsa.ProofError as exc:
-        raise CheckFailed(f"{what}{exc}") from None
-    if proof["proofPurpose"] != "assertionMethod":
-        raise CheckFailed(f"{what}proofPurpose is {proof['proofPurpose']!r}, not 'assertionMethod'")
-    if "created" in proof:
-        try:
-            parse_datetime(proof["created"])
-        except ValueError:
-            raise CheckFailed(
-                f"{what}proof created {proof['created']!r} is not a dateTime"
-            ) from None
-    issuer = _issuer_id(document)
-    try:
-        key = dids.resolve_key(proof["verificationMethod"], issuer=issuer, did_doc=did_document)
-    except dids.KeyResolutionError as exc:
-        raise CheckFailed(f"{what}{exc}") from None
-    try:
-        eddsa.verify_proof(document, key, loader)
-    except (eddsa.ProofError, CanonicalizationError) as exc:
-        raise CheckFailed(f"{what}{exc}") from None
-    binding = (
-        ""
-        if issuer and issuer.startswith("did:")
-        else f"; issuer {issuer} is not a DID, so only the did:key signature is checked"
-    )
-    return f"eddsa-rdfc-2022 signature valid, key {proof['verificationMethod']}{binding}"
-
-
-def _check_validity(document: dict, now: datetime, what: str = "") -> str:
+# -- 5. dates (the other checks live in trust, schema and revocation) --------------------
+def _check_dates(document: dict, now: datetime, what: str = "") -> str:
     valid_from = document.get("validFrom")
     valid_until = document.get("validUntil")
     if valid_from and now < parse_datetime(valid_from):
         raise CheckFailed(f"{what}not yet valid: validFrom {valid_from} is after now ({_fmt(now)})")
     if valid_until and now > parse_datetime(valid_until):
         raise CheckFailed(f"{what}expired: validUntil {valid_until} is before now ({_fmt(now)})")
-    expires = (document.get("proof") or {}).get("expires")
+    proof = document.get("proof")
+    expires = proof.get("expires") if isinstance(proof, dict) else None
     if expires and now > parse_datetime(expires):
         raise CheckFailed(f"{what}the proof expired at {expires}")
     return f"valid at {_fmt(now)} (validFrom {valid_from or '-'}, validUntil {valid_until or '-'})"
-
-
-def _check_status(
-    credential: dict,
-    status_list: dict | None,
-    did_document: dict | None,
-    loader: OfflineDocumentLoader,
-    now: datetime,
-) -> str:
-    entries = _types(credential.get("credentialStatus"))
-    if not entries:
-        return "the credential has no credentialStatus"
-    if status_list is None:
-        return "not checked: no status list supplied (pass --status-list FILE)"
-    details = []
-    for entry in entries:
-        url = entry["statusListCredential"]
-        what = f"status list {url}: "
-        if not isinstance(status_list, dict) or status_list.get("id") != url:
-            got = status_list.get("id") if isinstance(status_list, dict) else None
-            raise CheckFailed(f"the status list supplied is {got!r}, not {url}")
-        if "BitstringStatusListCredential" not in _types(status_list.get("type")):
-            raise CheckFailed(f"{what}type is not BitstringStatusListCredential")
-        if _issuer_id(status_list) != _issuer_id(credential):
-            raise CheckFailed(
-                f"{what}issued by {_issuer_id(status_list)!r}, not by the credential's issuer"
-            )
-        for ctx in _types(status_list.get("@context")):
-            if isinstance(ctx, str) and not loader.has(ctx):
-                raise CheckFailed(f"{what}JSON-LD context {ctx} is not available offline")
-        _check_proof(status_list, did_document, loader, what=f"{what}its proof fails: ")
-        # Only expiry: a list published after ``now`` (verifying as of a past date) is fine.
-        until = status_list.get("validUntil")
-        if until and now > parse_datetime(until):
-            raise CheckFailed(f"{what}the status list expired at {until}; fetch a fresh one")
-        subject = status_list.get("credentialSubject") or {}
-        if subject.get("statusPurpose") != entry["statusPurpose"]:
-            raise CheckFailed(
-                f"{what}purpose {subject.get('statusPurpose')!r} is not {entry['statusPurpose']!r}"
-            )
-        index = int(entry["statusListIndex"])
-        try:
-            bitstring = decode_bitstring(subject.get("encodedList", ""))
-            if len(bitstring) * 8 < MIN_ENTRIES:
-                # STATUS_LIST_LENGTH_ERROR: a short list would tell the issuer who is checked.
-                raise StatusListError(
-                    f"the list has {len(bitstring) * 8} entries, fewer than the minimum "
-                    f"{MIN_ENTRIES:,}"
-                )
-            bit = bit_at(bitstring, index)
-        except StatusListError as exc:
-            raise CheckFailed(f"{what}{exc}") from None
-        if bit:
-            word = "revoked" if entry["statusPurpose"] == "revocation" else entry["statusPurpose"]
-            raise CheckFailed(f"{word}: bit {index} of status list {url} is set")
-        details.append(f"{entry['statusPurpose']} bit {index} of {url} is 0")
-    return "; ".join(details)
 
 
 def _fmt(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _status_lists(status_list: object) -> list[dict]:
+    if status_list is None:
+        return []
+    items = status_list if isinstance(status_list, list) else [status_list]
+    return [item for item in items if isinstance(item, dict)]
+
+
 def verify(
-    credential: dict,
+    credential: dict | str | bytes,
     *,
+    trusted_issuers: Iterable[str] | None = None,
     did_document: dict | None = None,
-    status_list: dict | None = None,
+    status_list: dict | list[dict] | None = None,
     extra_contexts: Path | None = None,
     now: datetime | None = None,
+    fetch: Fetch | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> VerificationResult:
-    """Verify a credential offline. See the module docstring for the checks and their order."""
+    """Verify a credential; see the module docstring for the checks, their order and verdicts.
+
+    ``credential``: the parsed JSON object, or its JSON text (bytes or str), which is then
+    parsed within ``limits``. ``trusted_issuers``: the issuer DIDs this verifier accepts (the
+    course's current and earlier DIDs); ``None`` leaves the issuer not pinned, hence the
+    verdict at best ``CANNOT CHECK``. ``did_document``: the issuer's DID document (did:web).
+    ``status_list``: the status list credential(s) the credential points to. ``fetch``: a
+    callable ``fetch(url) -> JSON value`` that raises :class:`FetchError`, used for a DID
+    document or a status list that was not supplied; ``None`` (the default) never fetches.
+
+    Raises :class:`CredentialFormatError` (a ``ValueError``; message ``malformed credential:
+    ...``) when the input is outside ``limits`` or is not a JSON object; any other problem is
+    a verdict, never an exception.
+    """
+    if isinstance(credential, (str, bytes, bytearray, memoryview)):
+        credential = parse_credential(credential, limits)
+    else:
+        check_bounds(credential, limits, what="credential")
+        if not isinstance(credential, dict):
+            raise CredentialFormatError("a credential is a JSON object")
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=timezone.utc)
-    result = VerificationResult(ok=False, reason="")
-    if isinstance(credential, dict):
-        result.credential_id = credential.get("id")
-        result.issuer = _issuer_id(credential) if "issuer" in credential else None
-    try:
-        loader = loader_for(extra_contexts)
-    except ValueError as exc:
-        result.reason = f"contexts: {exc}"
-        result.checks.append(("contexts", False, str(exc)))
-        return result
-    steps = (
-        ("structure", lambda: _check_structure(credential)),
-        ("contexts", lambda: _check_contexts(credential, loader)),
-        ("proof", lambda: _check_proof(credential, did_document, loader)),
-        ("validity", lambda: _check_validity(credential, now)),
-        ("status", lambda: _check_status(credential, status_list, did_document, loader, now)),
+    trusted = frozenset(trusted_issuers) if trusted_issuers is not None else None
+    cid = credential.get("id")
+    result = VerificationResult(
+        verdict=NOT_VALID,
+        reason="",
+        credential_id=cid if isinstance(cid, str) else None,
+        issuer=issuer_id(credential),
+        issuer_name=issuer_name(credential),
+        signer=signer(credential),
+        trusted_issuers=tuple(sorted(trusted)) if trusted is not None else None,
     )
-    for name, step in steps:
+    keys = Keys(given=did_document, fetch=fetch)
+    state: dict = {}
+
+    def key_step() -> str:
+        state["key"], detail = check_key(credential, keys, trusted=trusted)
+        return detail
+
+    def signature_step() -> str:
+        if "key" not in state:
+            raise NotChecked("the issuer's key was not found, so the signature is not checked")
+        return check_signature(credential, state["key"], state["loader"])
+
+    def schema_step() -> str:
         try:
-            detail = step()
+            state["loader"] = loader_for(extra_contexts)
+        except ValueError as exc:
+            raise CheckFailed(f"contexts: {exc}") from None
+        return check_schema(credential, state["loader"])
+
+    def status_step() -> str:
+        return check_status(
+            credential, _status_lists(status_list), keys, state["loader"], now, fetch, trusted
+        )
+
+    steps: tuple[tuple[str, Callable[[], str]], ...] = (
+        ("issuer", lambda: check_issuer(credential, trusted)),
+        ("schema", schema_step),
+        ("key", key_step),
+        ("signature", signature_step),
+        ("dates", lambda: _check_dates(credential, now)),
+        ("status", status_step),
+    )
+    failed: Check | None = None
+    for name, step in steps:
+        if failed is not None:
+            result.checks.append(Check(name, NOT_CHECKED, AFTER_FAILURE))
+            continue
+        try:
+            result.checks.append(Check(name, OK, step()))
+        except NotChecked as exc:
+            result.checks.append(Check(name, NOT_CHECKED, str(exc)))
         except CheckFailed as exc:
-            result.checks.append((name, False, str(exc)))
-            result.reason = f"{name}: {exc}"
-            return result
+            failed = Check(name, FAILED, str(exc))
+            result.checks.append(failed)
+        except CredentialFormatError as exc:
+            failed = Check(name, FAILED, str(exc))
+            result.checks.append(failed)
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
             # A malformed value the earlier checks did not anticipate: still a verdict.
-            detail = f"malformed {name} data: {type(exc).__name__}: {exc}"
-            result.checks.append((name, False, detail))
-            result.reason = f"{name}: {detail}"
-            return result
-        result.checks.append((name, True, detail))
-    result.ok = True
-    result.reason = "valid: " + "; ".join(f"{n} ok" for n, _, _ in result.checks)
+            failed = Check(name, FAILED, f"malformed {name} data: {type(exc).__name__}: {exc}")
+            result.checks.append(failed)
+    unchecked = [c for c in result.checks if c.status == NOT_CHECKED]
+    if failed is not None:
+        result.verdict = NOT_VALID
+        result.reason = f"{failed.name}: {failed.detail}"
+    elif unchecked:
+        result.verdict = CANNOT_CHECK
+        result.reason = "; ".join(f"{c.name} not checked: {c.detail}" for c in unchecked)
+    else:
+        result.verdict = VALID
+        result.reason = f"issued by {result.issuer}; " + ", ".join(
+            f"{c.name} ok" for c in result.checks
+        )
     return result
