@@ -4,8 +4,10 @@ STAMP   := .venv/.setup-done
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 PYTEST_ARGS ?=
+# pytest-xdist workers; JOBS=0 runs in one process (for --pdb, or to read the output in order).
+JOBS    ?= 2
 
-.PHONY: setup serve test book lint format pytest clean lock
+.PHONY: setup serve test test-fast book lint format pytest clean lock
 
 setup: $(STAMP)
 
@@ -20,7 +22,13 @@ $(STAMP): requirements/lock.txt pyproject.toml package.json package-lock.json sc
 serve: setup book
 	.venv/bin/nccl-course serve --host $(HOST) --port $(PORT)
 
+# The full suite: lint, the book build, every test in tests/ and labs/.
 test: setup lint book pytest
+
+# The inner loop: lint and the tests that start no process, browser or book build. Which tests
+# are slow is decided by rule in the root conftest.py, not here.
+test-fast: setup lint
+	$(PY) -m pytest -n $(JOBS) -m "not slow" $(PYTEST_ARGS)
 
 book: setup
 	.venv/bin/jupyter-book build . --warningiserror --nitpick --keep-going
@@ -34,7 +42,7 @@ format: setup
 	.venv/bin/ruff check --fix .
 
 pytest: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
 
 lock: setup
 	$(PY) scripts/freeze_lock.py > requirements/lock.txt

@@ -16,7 +16,7 @@ equal to the number of saves acknowledged (no lost or doubled updates).
 
 By default the exam is drawn from a blueprint written for the run: up to --per-bank questions
 from every bank in --quizzes, so the load does not depend on how many chapter banks exist
-yet; --blueprint uses a given one (e.g. quizzes/exam.yml).
+yet; --blueprint uses a given one (e.g. quizzes/exam/blueprint.yml).
 """
 
 from __future__ import annotations
@@ -72,9 +72,9 @@ def process_cpu_s(pid: int) -> float:
 
 
 def write_blueprint(path: Path, quizzes: Path, per_bank: int, minutes: int) -> dict:
-    from nccl_course.exam.service import QuizEngine
+    from nccl_course.exam.banks import QuizEngine
 
-    engine = QuizEngine.load(quizzes, skip=[quizzes / "exam.yml"])
+    engine = QuizEngine.load(quizzes)
     if not engine.banks:
         raise SystemExit(f"error: no question banks in {quizzes}: {engine.problems}")
     zones = {ch: min(per_bank, len(b.questions)) for ch, b in sorted(engine.banks.items())}
@@ -228,15 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--learners and --resaves must be >= 1")
 
     sys.path.insert(0, str(REPO / "src"))
+    sys.path.insert(0, str(REPO))  # for tests.support
     from nccl_course.exam.db import sqlite_url
-    from nccl_course.exam.process import ServerProcess
+    from tests.support.server_process import ServerProcess
 
     with tempfile.TemporaryDirectory(prefix="nccl-course-load-") as tmp:
         data = args.data_dir or Path(tmp) / "data"
         blueprint = args.blueprint
         zones = None
         if blueprint is None:
-            blueprint = Path(tmp) / "exam.yml"
+            blueprint = Path(tmp) / "blueprint.yml"
             zones = write_blueprint(blueprint, args.quizzes, args.per_bank, minutes=60)
         server = ServerProcess(
             data, quizzes=args.quizzes, book=Path(tmp) / "no-book", blueprint=blueprint

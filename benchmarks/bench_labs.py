@@ -28,7 +28,7 @@ def harness_overhead(sizes, iters, repeats):
 
     from nccl_course.bench.collectives import SPECS
     from nccl_course.bench.harness import timed_loop
-    from nccl_course.dist import device
+    from nccl_course.launcher import device
 
     dev = device()
     out = {}
@@ -71,7 +71,7 @@ def harness_overhead(sizes, iters, repeats):
 
 
 def main() -> int:
-    from nccl_course.dist import launch
+    from nccl_course.launcher import launch
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)

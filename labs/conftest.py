@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from nccl_course.dist import launch
-from nccl_course.dist.launch import load_file_module
 from nccl_course.labs import LAB_FILE_ENV, WORLD_SIZES_ENV, lab_of_path, load_lab_config
+from nccl_course.launcher import launch
+from nccl_course.launcher.launch import load_file_module
 
 BACKEND_ENV = "NCCL_COURSE_LAB_BACKEND"
 

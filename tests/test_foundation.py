@@ -112,7 +112,8 @@ def test_no_ipynb_is_committed(repo_root):
 
 
 def test_book_config_loads_nothing_from_a_cdn(repo_root):
-    """The offline extension is configured, and no page template names a CDN."""
+    """The offline extension is configured and the JavaScript it ships is locked; the built
+    pages themselves are scanned for external loads in tests/test_built_book.py."""
     config = (repo_root / "_config.yml").read_text()
     assert "nccl_course.book.offline_assets" in config
     lock = (repo_root / "package-lock.json").read_text()

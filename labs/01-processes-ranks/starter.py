@@ -13,7 +13,7 @@ import os  # noqa: F401  (you will need it in step 1)
 import torch  # noqa: F401  (you will need it in step 3)
 import torch.distributed as dist
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 
 # Step 1 ----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 
 def exchange(send: torch.Tensor, dst: int, recv: torch.Tensor, src: int) -> None:

@@ -19,7 +19,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 
 # Step 1 ----------------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch.distributed as dist
 
 from nccl_course.bench.harness import BenchConfig, measure
-from nccl_course.dist import script_main
 from nccl_course.environment import collect
+from nccl_course.launcher import script_main
 
 FACTOR_KINDS = {
     "all_reduce": "2(p-1)/p",

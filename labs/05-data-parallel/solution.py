@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 #: Bucket size used by main(): small, so the lab's little model is split into several buckets.
 #: (DistributedDataParallel's default is 25 MiB, ``bucket_cap_mb=25``.)

@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 # PyTorch 2.13 renamed all_gather_into_tensor / reduce_scatter_tensor to *_single and warns about
 # the old names; the old names are what PyTorch 2.4-2.12 have.

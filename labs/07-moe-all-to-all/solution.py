@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 
 def send_counts(dest_ranks: torch.Tensor, world_size: int) -> list[int]:

@@ -24,7 +24,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device, script_main
+from nccl_course.launcher import device, script_main
 
 #: Seconds a new gloo group may take to connect all its ranks (a slow, busy machine needs a few).
 SETUP_TIMEOUT_S = 60.0

@@ -15,7 +15,7 @@ from nccl_course.bench.collectives import count_wrong, pattern, reduce_patterns
 from nccl_course.bench.harness import sweep_sizes
 from nccl_course.bench.report import fit_alpha_beta, format_table, model_busbw
 from nccl_course.cost import busbw_factor, closed_form_time
-from nccl_course.dist import launch
+from nccl_course.launcher import launch
 
 WORKERS = str(Path(__file__).with_name("workers.py"))
 

@@ -34,7 +34,7 @@ from sympy.parsing.sympy_parser import (
 )
 
 from nccl_course.cost import CLOSED_FORMS, algbw, busbw, busbw_factor, closed_form_time
-from nccl_course.cost.formulas import ceil_log2
+from nccl_course.intmath import ceil_log2
 from nccl_course.sim import build_schedule, verify_schedule
 
 ROOT = Path(__file__).resolve().parents[2]

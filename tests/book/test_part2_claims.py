@@ -1,8 +1,8 @@
 """The numbers part 2 of the book states in prose and in its quiz banks, recomputed with the package.
 
-Each test computes a figure with ``nccl_course.cost`` / ``nccl_course.training_comm`` and checks
-that the page (or bank) states it as written. A change to the cost code or to a page that makes
-them disagree fails here.
+Each test computes a figure with ``nccl_course.cost`` (and its training model,
+``nccl_course.cost.training``) and checks that the page (or bank) states it as written. A change
+to the cost code or to a page that makes them disagree fails here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nccl_course import training_comm as tc
 from nccl_course.cost import busbw_factor, closed_form_time
+from nccl_course.cost import training as tc
 
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 2**30

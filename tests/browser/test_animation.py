@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
-pytestmark = pytest.mark.browser
-
 PAGE = "notebooks/20-all-reduce.html"
 IMG = "img[id^='_anim_img']"
 SLIDER = "input[id^='_anim_slider']"

@@ -12,9 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from nccl_course.exam.process import ServerProcess, correct_response
+from nccl_course.quiz.keys import correct_response
+from tests.support.server_process import ServerProcess
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "browser-test-admin-token"
@@ -71,8 +70,6 @@ def verify_on_page(page, url: str, credential_text: str) -> str:
     return page.inner_text("#verdict")
 
 
-@pytest.mark.browser
-@pytest.mark.slow
 def test_exam_end_to_end(offline_page, tmp_path):
     page = offline_page.page
     data = tmp_path / "data"

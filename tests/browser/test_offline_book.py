@@ -3,10 +3,6 @@ and an embedded ipywidgets control renders and responds without a kernel."""
 
 from __future__ import annotations
 
-import pytest
-
-pytestmark = pytest.mark.browser
-
 
 def test_intro_page_loads_offline(book_url, offline_page):
     page = offline_page.page

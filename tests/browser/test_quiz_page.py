@@ -9,12 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from nccl_course.quiz import grade_key, load_bank
 from nccl_course.quiz.sphinx_directive import page_key
-
-pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 INTRO = load_bank(REPO / "quizzes" / "intro.yml")

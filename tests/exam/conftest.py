@@ -104,10 +104,12 @@ zones:
 
 
 def write_quizzes(folder: Path, blueprint: str = BLUEPRINT) -> Path:
+    """Two banks, and the blueprint where the server looks for it: ``exam/blueprint.yml``."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "alpha.yml").write_text(textwrap.dedent(ALPHA))
     (folder / "beta.yml").write_text(textwrap.dedent(BETA))
-    (folder / "exam.yml").write_text(textwrap.dedent(blueprint))
+    (folder / "exam").mkdir(exist_ok=True)
+    (folder / "exam" / "blueprint.yml").write_text(textwrap.dedent(blueprint))
     return folder
 
 

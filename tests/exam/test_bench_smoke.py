@@ -11,7 +11,6 @@ import pytest
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_exam_load.py"
 
 
-@pytest.mark.slow
 def test_bench_exam_load_small(tmp_path, quizzes_dir, capsys):
     spec = importlib.util.spec_from_file_location("bench_exam_load", BENCH)
     bench = importlib.util.module_from_spec(spec)

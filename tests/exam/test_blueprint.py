@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from nccl_course.exam.attempts import learner_view
+from nccl_course.exam.banks import QuizEngine
 from nccl_course.exam.blueprint import (
     BlueprintError,
     draw_questions,
@@ -13,16 +15,16 @@ from nccl_course.exam.blueprint import (
     instance_seed,
     load_blueprint,
 )
-from nccl_course.exam.process import correct_response, wrong_response
-from nccl_course.exam.service import QuizEngine, learner_view
+from nccl_course.quiz.keys import correct_response, wrong_response
 
 REPO = Path(__file__).resolve().parents[2]
+REPO_BLUEPRINT = REPO / "quizzes" / "exam" / "blueprint.yml"
 
 
 def test_load_and_fit(quizzes_dir):
-    engine = QuizEngine.load(quizzes_dir, skip=[quizzes_dir / "exam.yml"])
+    engine = QuizEngine.load(quizzes_dir)
     assert sorted(engine.banks) == ["alpha", "beta"] and engine.problems == []
-    blueprint = load_blueprint(quizzes_dir / "exam.yml")
+    blueprint = load_blueprint(quizzes_dir / "exam" / "blueprint.yml")
     assert blueprint.time_limit_s == 1800 and blueprint.pass_score == 0.7
     assert len(blueprint.digest) == 64
     fitted = fit_to_banks(blueprint, engine.banks)
@@ -35,19 +37,19 @@ def test_load_and_fit(quizzes_dir):
 
 
 def test_zone_larger_than_bank_draws_all(quizzes_dir):
-    (quizzes_dir / "exam.yml").write_text(
+    (quizzes_dir / "exam" / "blueprint.yml").write_text(
         "exam: {id: e, title: T, time_limit_minutes: 5, max_attempts: 1, pass_score: 0.5}\n"
         "zones: [{chapter: beta, draw: 9}]\n"
     )
-    engine = QuizEngine.load(quizzes_dir, skip=[quizzes_dir / "exam.yml"])
-    fitted = fit_to_banks(load_blueprint(quizzes_dir / "exam.yml"), engine.banks)
+    engine = QuizEngine.load(quizzes_dir)
+    fitted = fit_to_banks(load_blueprint(quizzes_dir / "exam" / "blueprint.yml"), engine.banks)
     assert fitted.zones[0].draw == 2
     assert "draws 9 but its bank holds 2" in fitted.problems[0]
 
 
 def test_broken_bank_is_skipped_not_fatal(quizzes_dir):
     (quizzes_dir / "broken.yml").write_text("chapter: broken\nquestions: 3\n")
-    engine = QuizEngine.load(quizzes_dir, skip=[quizzes_dir / "exam.yml"])
+    engine = QuizEngine.load(quizzes_dir)
     assert "broken" not in engine.banks and "alpha" in engine.banks
     assert len(engine.problems) == 1 and engine.problems[0].startswith("bank broken.yml skipped")
 
@@ -79,15 +81,15 @@ def test_broken_bank_is_skipped_not_fatal(quizzes_dir):
     ],
 )
 def test_blueprint_errors(tmp_path, text, message):
-    path = tmp_path / "exam.yml"
+    path = tmp_path / "blueprint.yml"
     path.write_text(text)
     with pytest.raises(BlueprintError, match=message):
         load_blueprint(path)
 
 
 def test_draw_is_deterministic_in_the_seed(quizzes_dir):
-    engine = QuizEngine.load(quizzes_dir, skip=[quizzes_dir / "exam.yml"])
-    blueprint = fit_to_banks(load_blueprint(quizzes_dir / "exam.yml"), engine.banks)
+    engine = QuizEngine.load(quizzes_dir)
+    blueprint = fit_to_banks(load_blueprint(quizzes_dir / "exam" / "blueprint.yml"), engine.banks)
 
     def summary(seed):
         return [
@@ -105,11 +107,11 @@ def test_draw_is_deterministic_in_the_seed(quizzes_dir):
 
 
 def test_repository_exam_draws_from_real_banks():
-    """quizzes/exam.yml names only banks that exist, and every question of every bank it
+    """quizzes/exam/blueprint.yml names only banks that exist, and every question of every bank it
     draws from can be answered right (score 1) and wrong (< 1) from its stored key."""
-    engine = QuizEngine.load(REPO / "quizzes", skip=[REPO / "quizzes" / "exam.yml"])
+    engine = QuizEngine.load(REPO / "quizzes")
     assert engine.problems == []
-    blueprint = fit_to_banks(load_blueprint(REPO / "quizzes" / "exam.yml"), engine.banks)
+    blueprint = fit_to_banks(load_blueprint(REPO_BLUEPRINT), engine.banks)
     assert blueprint.problems == []
     assert blueprint.question_count >= 20
     for zone in blueprint.zones:
@@ -129,7 +131,7 @@ def test_repository_exam_cannot_be_passed_by_looking_answers_up():
     from nccl_course.quiz import load_banks
 
     banks = load_banks(REPO / "quizzes")
-    blueprint = fit_to_banks(load_blueprint(REPO / "quizzes" / "exam.yml"), banks)
+    blueprint = fit_to_banks(load_blueprint(REPO_BLUEPRINT), banks)
     assert blueprint.problems == []
     assert blueprint.lookup_ceiling < blueprint.pass_score
     for attempt_seed in range(25):
@@ -140,8 +142,8 @@ def test_repository_exam_cannot_be_passed_by_looking_answers_up():
 
 
 def test_fresh_counts_are_honoured_and_checked(quizzes_dir):
-    engine = QuizEngine.load(quizzes_dir, skip=[quizzes_dir / "exam.yml"])
-    blueprint = fit_to_banks(load_blueprint(quizzes_dir / "exam.yml"), engine.banks)
+    engine = QuizEngine.load(quizzes_dir)
+    blueprint = fit_to_banks(load_blueprint(quizzes_dir / "exam" / "blueprint.yml"), engine.banks)
     # The fixture's banks have no fresh guarantee: the look-up ceiling is 100 %.
     assert blueprint.lookup_ceiling == 1.0
     assert any("looking answers up" in p for p in blueprint.problems)
@@ -149,10 +151,28 @@ def test_fresh_counts_are_honoured_and_checked(quizzes_dir):
 
 @pytest.mark.parametrize("fresh", [-1, 4, "2"])
 def test_fresh_must_fit_the_draw(tmp_path, fresh):
-    path = tmp_path / "exam.yml"
+    path = tmp_path / "blueprint.yml"
     path.write_text(
         "exam: {id: e, title: T, time_limit_minutes: 5, max_attempts: 1, pass_score: 0.5}\n"
         f"zones: [{{chapter: beta, draw: 3, fresh: {fresh!r}}}]\n"
     )
     with pytest.raises(BlueprintError, match="'fresh' must be between 0 and 'draw'"):
         load_blueprint(path)
+
+
+def test_blueprint_lives_beside_the_banks_not_among_them(tmp_path):
+    """The server's default blueprint is quizzes/exam/blueprint.yml, a subfolder the quiz
+    package's bank discovery never reads; a blueprint given among the banks is skipped."""
+    from nccl_course.exam.settings import Settings
+    from nccl_course.quiz import bank_paths
+
+    settings = Settings(data_dir=tmp_path, quizzes_dir=REPO / "quizzes")
+    assert settings.blueprint_path == REPO_BLUEPRINT and REPO_BLUEPRINT.exists()
+    assert all(p.parent == REPO / "quizzes" for p in bank_paths(REPO / "quizzes"))
+    folder = tmp_path / "quizzes"
+    (folder / "exam").mkdir(parents=True)
+    (folder / "exam" / "blueprint.yml").write_text("exam: {id: x}\nzones: []\n")
+    assert QuizEngine.load(folder).problems == [f"no question banks in {folder}"]
+    (folder / "alpha.yml").write_text("chapter: alpha\nquestions: 3\n")
+    engine = QuizEngine.load(folder, skip=[folder / "alpha.yml"])
+    assert engine.banks == {} and engine.problems == []

@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import pytest
 
-from nccl_course.exam.process import ServerProcess
+from tests.support.server_process import ServerProcess
 
 LEARNERS = 12
 ACKS_BEFORE_KILL = 250
@@ -65,7 +64,6 @@ async def _hammer(client, learners, server: ServerProcess):
     return acked, in_flight
 
 
-@pytest.mark.slow
 def test_sigkill_loses_no_acknowledged_answer(tmp_path, quizzes_dir):
     data = tmp_path / "data"
     server = ServerProcess(data, quizzes=quizzes_dir, book=tmp_path / "no-book").start()

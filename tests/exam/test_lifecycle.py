@@ -8,7 +8,7 @@ from datetime import timedelta
 from sqlalchemy import select, update
 
 from nccl_course.exam.models import Answer, Attempt, AttemptQuestion, utcnow
-from nccl_course.exam.process import correct_response, wrong_response
+from nccl_course.quiz.keys import correct_response, wrong_response
 
 
 def db_snapshot(app):

@@ -20,7 +20,8 @@ import pytest
 from sqlalchemy import create_engine, select, text
 
 from nccl_course.exam.db import Database, current_revision, normalise_url, upgrade
-from nccl_course.exam.process import correct_response, free_port
+from nccl_course.launcher import free_port
+from nccl_course.quiz.keys import correct_response
 
 PG_BIN = [Path("/usr/local/bin"), Path("/usr/lib/postgresql/15/bin")]
 

@@ -8,7 +8,7 @@ import sys
 import httpx
 
 from nccl_course.cli import build_parser
-from nccl_course.exam.process import ServerProcess
+from tests.support.server_process import ServerProcess
 
 
 def test_serve_flags():
@@ -62,7 +62,7 @@ def test_server_without_book_says_make_book(tmp_path, quizzes_dir):
 
 
 def test_bad_blueprint_is_one_line_error(tmp_path, quizzes_dir):
-    (quizzes_dir / "exam.yml").write_text("exam: {id: x}\nzones: []\n")
+    (quizzes_dir / "exam" / "blueprint.yml").write_text("exam: {id: x}\nzones: []\n")
     result = subprocess.run(
         [
             sys.executable,

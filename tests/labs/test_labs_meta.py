@@ -29,7 +29,6 @@ def test_lab_has_its_parts(lab):
     assert "{dropdown}" in readme and "solution.py" in readme, "the solution sits in a dropdown"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS, ids=[lab.id for lab in LABS])
 def test_starter_fails_and_solution_passes(lab):
     starter = run_tests(lab, lab.starter, world_sizes=[2])
@@ -46,7 +45,7 @@ def test_starter_fails_and_solution_passes(lab):
 
 def test_summaries_keep_what_teaches():
     launch_failure = (
-        "nccl_course.dist.launch.WorkerError: rank 1 of 2 failed (rank 1 first)\n"
+        "nccl_course.launcher.launch.WorkerError: rank 1 of 2 failed (rank 1 first)\n"
         "\n--- rank 1 ---\nTraceback (most recent call last):\n"
         '  File "/x/starter.py", line 40, in whoami\n'
         "    raise NotImplementedError\n"

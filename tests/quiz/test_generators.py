@@ -1,4 +1,4 @@
-"""Every built-in generator's answer, recomputed here from the drawn parameters with formulas
+"""Every registered generator's answer, recomputed here from the drawn parameters with formulas
 written out independently (nccl-tests' busbw factors, the alpha-beta closed forms)."""
 
 from __future__ import annotations
@@ -29,7 +29,25 @@ def factor(collective: str, p: int) -> float:
     }[collective]
 
 
+def expected_training(name: str, params: dict) -> float:
+    """The generators of quizzes/training.yml (nccl_course.quiz.training_generators)."""
+    if name == "ddp_bytes_per_gpu":  # a ring all-reduce of every gradient
+        p, n = params["dp"], int(float(params["billions"]) * 1e9)
+        return 2 * (p - 1) / p * n * params["bytes"] / 1e9
+    if name == "zero3_bytes_per_gpu":  # two bf16 all-gathers and one bf16 reduce-scatter
+        p, n = params["dp"], int(float(params["billions"]) * 1e9)
+        return 3 * (p - 1) / p * n * 2 / 1e9
+    if name == "tp_activation_mib":  # b x s x h bf16 elements
+        return params["batch"] * params["seq"] * params["hidden"] * 2 / 2**20
+    if name == "ddp_bucket_count":  # one 1 MiB bucket, then 25 MiB ones
+        grad = params["millions"] * 10**6 * (2 if params["dtype"] == "bf16" else 4)
+        return 1 + -(-(grad - 2**20) // (25 * 2**20))
+    raise AssertionError(f"no independent formula for generator {name!r}: add one here")
+
+
 def expected(name: str, params: dict) -> float:
+    if "size" not in params:
+        return expected_training(name, params)
     s = size_bytes(params["size"])
     if name in ("collective_time_from_busbw", "allreduce_time_from_busbw"):
         p = params["ranks"]
@@ -116,11 +134,12 @@ def test_preset_generator_uses_published_link_speeds():
     assert draw.answer == pytest.approx(14 * 0.6 + 1.75 * 2**20 / 450e9 * 1e6, rel=1e-12)
 
 
-def test_resolve_dotted_name_and_errors():
-    assert resolve("nccl_course.quiz.generators:algbw_from_time") is GENERATORS["algbw_from_time"]
+def test_resolve_registered_names_only():
+    assert resolve("algbw_from_time") is GENERATORS["algbw_from_time"]
+    # the training generators register by name too, when nccl_course.quiz is imported
+    assert resolve("ddp_bucket_count").__module__ == "nccl_course.quiz.training_generators"
     with pytest.raises(LookupError, match="not found"):
         resolve("nope")
-    with pytest.raises(LookupError, match="cannot be imported"):
-        resolve("nccl_course.no_such_module:fn")
-    with pytest.raises(LookupError, match="no function"):
-        resolve("nccl_course.quiz.generators:no_such_fn")
+    # no "module:function" loading: a bank names a registered generator
+    with pytest.raises(LookupError, match="not found"):
+        resolve("nccl_course.quiz.generators:algbw_from_time")

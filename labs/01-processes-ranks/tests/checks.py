@@ -1,7 +1,7 @@
 """Runs on every rank: calls the learner's lab 01 functions and returns what each part gave."""
 
-from nccl_course.dist.launch import load_file_module
 from nccl_course.labs.parts import run_parts
+from nccl_course.launcher.launch import load_file_module
 
 
 def check_all(lab_file):

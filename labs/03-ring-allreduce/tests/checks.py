@@ -5,9 +5,9 @@ import contextlib
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device
-from nccl_course.dist.launch import load_file_module
 from nccl_course.labs.parts import run_parts
+from nccl_course.launcher import device
+from nccl_course.launcher.launch import load_file_module
 
 BUILT_IN = (
     "all_reduce",

@@ -1,7 +1,7 @@
 """Runs on every rank: the learner's measurement worker."""
 
-from nccl_course.dist.launch import load_file_module
 from nccl_course.labs.parts import run_parts
+from nccl_course.launcher.launch import load_file_module
 
 SIZES = [8, 512, 32768]
 

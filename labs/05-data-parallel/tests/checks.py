@@ -8,8 +8,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from nccl_course.dist import device
-from nccl_course.dist.launch import load_file_module
+from nccl_course.launcher import device
+from nccl_course.launcher.launch import load_file_module
 
 #: Layer sizes of the check model: parameters (registration order) have 60, 10, 80, 8, 32, 4
 #: elements, i.e. 480, 80, 640, 64, 256, 32 bytes in float64. 4 outputs x BATCH 4 rows: the

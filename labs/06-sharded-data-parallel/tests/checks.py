@@ -7,8 +7,8 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from nccl_course.dist import device
-from nccl_course.dist.launch import load_file_module
+from nccl_course.launcher import device
+from nccl_course.launcher.launch import load_file_module
 
 #: 6*9 + 9 + 9*5 + 5 = 113 parameters: padding is needed for 2, 3 and 4 ranks.
 CHECK_SIZES = (6, 9, 5)

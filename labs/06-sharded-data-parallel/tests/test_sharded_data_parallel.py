@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nccl_course.dist.launch import load_file_module
+from nccl_course.launcher.launch import load_file_module
 
 CHECKS = Path(__file__).with_name("checks.py")
 TOL = 1e-12

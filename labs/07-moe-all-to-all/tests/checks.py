@@ -7,8 +7,8 @@ from __future__ import annotations
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device
-from nccl_course.dist.launch import load_file_module
+from nccl_course.launcher import device
+from nccl_course.launcher.launch import load_file_module
 
 DIM = 4
 EXPERTS_PER_RANK = 2

@@ -9,7 +9,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist.launch import load_file_module
+from nccl_course.launcher.launch import load_file_module
 
 
 def _timed(fn, *args) -> dict:

@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-# The collectives nccl-tests defines a bus bandwidth for: one list, owned by the cost model.
-from nccl_course.cost.busbw import COLLECTIVES as COLLECTIVE_NAMES
+# The collectives nccl-tests defines a bus bandwidth for, from nccl_course.collectives.
+from nccl_course.cost.busbw import BUSBW_COLLECTIVES as COLLECTIVE_NAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, launcher: bool) -> None:
@@ -167,7 +167,7 @@ def run_launched(args) -> int:
     """``nccl-course bench``: launch the ranks here, then report."""
     import torch
 
-    from nccl_course.dist import LaunchTimeout, WorkerError, launch
+    from nccl_course.launcher import LaunchTimeout, WorkerError, launch
 
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     nproc = args.nproc or (gpus if gpus >= 2 else 4)
@@ -199,7 +199,7 @@ def run_in_process_group(args) -> int:
     import torch.distributed as dist
 
     from nccl_course.bench.harness import run_benchmark
-    from nccl_course.dist import process_group
+    from nccl_course.launcher import process_group
 
     with process_group() as backend:
         config = build_config(args, gpu=backend == "nccl")

@@ -117,7 +117,7 @@ def _sum_over_ranks(value: int, device) -> int:
 
 def measure(config: BenchConfig, device=None) -> list[BenchRow]:
     """Run the sweep on this rank; every rank returns the same rows."""
-    from nccl_course.dist import device as rank_device
+    from nccl_course.launcher import device as rank_device
 
     config.validate()
     device = device if device is not None else rank_device()
@@ -173,7 +173,7 @@ def measure(config: BenchConfig, device=None) -> list[BenchRow]:
 
 
 def run_benchmark(config: dict) -> dict | None:
-    """Worker for :func:`nccl_course.dist.launch`: measure, and on rank 0 return the rows, the
+    """Worker for :func:`nccl_course.launcher.launch`: measure, and on rank 0 return the rows, the
     world size, the backend and the environment record; other ranks return None."""
     from nccl_course.environment import collect
 

@@ -30,17 +30,11 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run, quiz_parser=parser)
 
 
-def default_bank_dir() -> Path:
-    here = Path("quizzes")
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[3] / "quizzes"
-
-
 def run(args) -> int:
     from nccl_course.quiz import BankError, bank_paths, load_bank, load_banks, validate_bank
+    from nccl_course.quiz.banks import find_bank_dir
 
-    bank_dir = Path(args.bank_dir) if args.bank_dir else default_bank_dir()
+    bank_dir = Path(args.bank_dir) if args.bank_dir else find_bank_dir()
     action = args.quiz_command
     if action is None:
         args.quiz_parser.print_help()

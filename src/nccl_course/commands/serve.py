@@ -43,7 +43,7 @@ def register(subparsers) -> None:
         "--blueprint",
         type=Path,
         default=None,
-        help="exam blueprint (default: QUIZZES/exam.yml)",
+        help="exam blueprint (default: QUIZZES/exam/blueprint.yml)",
     )
     parser.add_argument(
         "--public-url",

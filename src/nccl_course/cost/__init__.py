@@ -1,7 +1,7 @@
 """Cost model: alpha-beta-gamma closed forms, schedule costs on topologies, bus-bandwidth factors,
 hardware presets, predictions and the comparison with published measurements."""
 
-from nccl_course.cost.busbw import COLLECTIVES, algbw, busbw, busbw_factor
+from nccl_course.cost.busbw import BUSBW_COLLECTIVES, algbw, busbw, busbw_factor
 from nccl_course.cost.formulas import CLOSED_FORMS, closed_form_time
 from nccl_course.cost.model import (
     Prediction,
@@ -15,8 +15,8 @@ from nccl_course.cost.presets import PRESETS, Preset, get_preset
 from nccl_course.cost.topology import StepCosts, Topology, schedule_time, step_costs
 
 __all__ = [
+    "BUSBW_COLLECTIVES",
     "CLOSED_FORMS",
-    "COLLECTIVES",
     "PRESETS",
     "Prediction",
     "Preset",

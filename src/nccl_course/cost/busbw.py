@@ -11,30 +11,24 @@ Units: bytes, seconds, GB/s = 1e9 bytes/s.
 
 from __future__ import annotations
 
-COLLECTIVES = (
-    "all_reduce",
-    "reduce_scatter",
-    "all_gather",
-    "all_to_all",
-    "broadcast",
-    "reduce",
-    "gather",
-    "scatter",
-    "send_recv",
-)
+from nccl_course import collectives
+
+#: The collectives nccl-tests defines a bus bandwidth for (all but the barrier), in course order.
+BUSBW_COLLECTIVES = collectives.names(lambda c: c.busbw_formula is not None)
 
 
 def busbw_factor(collective: str, p: int) -> float:
-    """The factor nccl-tests multiplies algbw by, for ``p`` ranks (p >= 1)."""
+    """The factor nccl-tests multiplies algbw by, for ``p`` ranks (p >= 1): the collective's
+    ``busbw_formula`` in :data:`nccl_course.collectives.COLLECTIVES`. ValueError for the barrier
+    (no bus bandwidth) or an unknown name."""
     if p < 1:
         raise ValueError(f"rank count must be at least 1, got {p}")
-    if collective == "all_reduce":
-        return 2 * (p - 1) / p
-    if collective in ("reduce_scatter", "all_gather", "all_to_all", "gather", "scatter"):
-        return (p - 1) / p
-    if collective in ("broadcast", "reduce", "send_recv"):
-        return 1.0
-    raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
+    if collective not in BUSBW_COLLECTIVES:
+        raise ValueError(
+            f"unknown collective {collective!r} (or one without a bus bandwidth); "
+            f"known: {', '.join(BUSBW_COLLECTIVES)}"
+        )
+    return collectives.get(collective).busbw_factor(p)
 
 
 def algbw(size_bytes: float, seconds: float) -> float:

@@ -13,7 +13,7 @@ power of two (Thakur et al.'s fold) and the pipelined trees. The network they as
 and fully connected with one full-duplex port per rank (a rank sends one message and receives one
 at full speed at the same time; messages through one port share it), and steps are bulk
 synchronous. Under that model the simulator's schedule cost equals these forms exactly for every
-algorithm and p = 1..33: tests/engine/test_cost.py checks it.
+algorithm and p = 1..33: tests/cost/test_cost.py checks it.
 """
 
 from __future__ import annotations
@@ -21,12 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
-def ceil_log2(p: int) -> int:
-    """Number of rounds of a doubling algorithm on p ranks: ceil(log2 p), 0 for p = 1."""
-    if p < 1:
-        raise ValueError(f"rank count must be at least 1, got {p}")
-    return (p - 1).bit_length()
+from nccl_course.intmath import ceil_log2, floor_pow2
 
 
 @dataclass(frozen=True)
@@ -38,11 +33,6 @@ class ClosedForm:
     latex: str
     time: Callable[..., float]
     note: str = ""
-
-
-def floor_pow2(p: int) -> int:
-    """The largest power of two <= p (p >= 1)."""
-    return 1 << (p.bit_length() - 1)
 
 
 def _fold(p: int):
@@ -377,4 +367,4 @@ def closed_form_time(
     return float(form.time(n, p, alpha, beta, gamma, k))
 
 
-__all__ = ["CLOSED_FORMS", "ClosedForm", "ceil_log2", "closed_form_time", "floor_pow2"]
+__all__ = ["CLOSED_FORMS", "ClosedForm", "closed_form_time"]

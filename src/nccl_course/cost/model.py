@@ -32,6 +32,7 @@ from nccl_course.sim.registry import (
     build_node_ring_schedule,
     build_schedule,
 )
+from nccl_course.sim.rings_trees import MULTI_RING_COLLECTIVES
 
 PIPELINE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -73,7 +74,10 @@ def algorithms_for(collective: str, preset: str | Preset) -> tuple[str, ...]:
     return algos
 
 
-NODE_RINGS = ("all_reduce", "all_gather", "reduce_scatter")
+#: The collectives whose ``ring`` is priced as NCCL's rings, one per NIC, on multi-node presets:
+#: those whose ring is made of reduce-scatter / all-gather passes (``ring_phases`` in
+#: :mod:`nccl_course.collectives`).
+NODE_RINGS = MULTI_RING_COLLECTIVES
 
 
 def uses_node_rings(collective: str, algorithm: str, preset: Preset, ranks: int) -> bool:

@@ -6,8 +6,12 @@ presets hold nominal hardware speeds and were *not* fitted to these rows: the er
 model's honest distance from practice (NCCL's protocol overheads, several channels, and
 imperfect link use are not in an alpha-beta model).
 
-Published numbers and their sources are as collected in the course's facts sheet
-(shared/reference/FACTS.md).
+Every row cites its primary source in ``source``: NVIDIA/nccl-tests issues #212, #309 and #272
+(github.com/NVIDIA/nccl-tests/issues; 8-GPU H100/H200 ring and NVLS all-reduce, and in #212 why
+NVLS busbw is not bytes on the wire), NVIDIA/nccl issue #946 (github.com/NVIDIA/nccl/issues/946;
+busbw per InfiniBand NDR NIC across two nodes, and why a tree on two nodes can report about twice
+the NIC speed) and the network benchmarks of stas00/ml-engineering
+(github.com/stas00/ml-engineering; 8x H200, torch 2.9.1, NCCL 2.27.7).
 """
 
 from __future__ import annotations

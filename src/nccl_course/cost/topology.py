@@ -117,13 +117,6 @@ class StepCosts:
     def num_steps(self) -> int:
         return int(self.starts.size)
 
-    def step_times(self, size_bytes: float) -> np.ndarray:
-        """Seconds of each step for one size."""
-        if self.starts.size == 0:
-            return np.zeros(0)
-        lines = self.latency + self.slope * float(size_bytes)
-        return np.maximum.reduceat(lines, self.starts) + self.gamma_slope * float(size_bytes)
-
     def time(self, size_bytes) -> np.ndarray | float:
         sizes = np.atleast_1d(np.asarray(size_bytes, dtype=np.float64))
         if self.starts.size == 0:

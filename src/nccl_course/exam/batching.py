@@ -20,14 +20,15 @@ import queue
 import threading
 from concurrent.futures import Future
 
-from nccl_course.exam.service import ExamError, ExamService, check_response
+from nccl_course.exam.answers import AnswerStore, check_response
+from nccl_course.exam.errors import ExamError, Unavailable
 
 log = logging.getLogger("nccl_course.exam")
 
 
 class GroupCommitWriter:
-    def __init__(self, service: ExamService, max_batch: int = 128):
-        self.service = service
+    def __init__(self, store: AnswerStore, max_batch: int = 128):
+        self.store = store
         self.max_batch = max_batch
         self._queue: queue.Queue = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="answer-writer", daemon=True)
@@ -53,7 +54,7 @@ class GroupCommitWriter:
     def _enqueue(self, token, attempt_id, index, response) -> Future:
         check_response(response)
         if self._closed:
-            raise ExamError(503, "shutting_down", "the server is stopping; save again shortly")
+            raise Unavailable("shutting_down", "the server is stopping; save again shortly")
         future: Future = Future()
         self._queue.put(((token, attempt_id, index, response), future))
         return future
@@ -80,22 +81,22 @@ class GroupCommitWriter:
                 log.exception("answer writer: unexpected failure")
                 for _, future in batch:
                     if not future.done():
-                        future.set_exception(ExamError(503, "retry", "answer not saved; retry"))
+                        future.set_exception(Unavailable("retry", "answer not saved; retry"))
 
     def _write(self, batch) -> None:
         results: list = []
         try:
-            with self.service.db.write() as session:
+            with self.store.db.write() as session:
                 for args, _ in batch:
                     try:
-                        results.append(self.service.save_in_session(session, *args))
+                        results.append(self.store.save_in_session(session, *args))
                     except ExamError as refusal:
                         results.append(refusal)
         except Exception:
             log.warning("answer batch of %d failed; retrying one by one", len(batch))
             for args, future in batch:
                 try:
-                    future.set_result(self.service.save_answer(*args))
+                    future.set_result(self.store.save(*args))
                 except Exception as exc:
                     future.set_exception(exc)
             return

@@ -1,4 +1,4 @@
-"""The exam blueprint (``quizzes/exam.yml``) and the per-attempt draw of questions.
+"""The exam blueprint (``quizzes/exam/blueprint.yml``) and the per-attempt draw of questions.
 
 A blueprint lists zones, one per chapter, each saying how many questions to draw from that
 chapter's bank (``quizzes/CHAPTER.yml``). Zones whose bank does not exist are skipped and
@@ -73,10 +73,10 @@ class DrawnQuestion:
 
 
 def load_blueprint(path: Path) -> Blueprint:
-    """Parse and check ``exam.yml``; raises BlueprintError with a one-line reason."""
+    """Parse and check the blueprint file; raises BlueprintError with a one-line reason."""
     path = Path(path)
     if not path.exists():
-        raise BlueprintError(f"no exam blueprint at {path}; create quizzes/exam.yml")
+        raise BlueprintError(f"no exam blueprint at {path}; create quizzes/exam/blueprint.yml")
     raw_text = path.read_text(encoding="utf-8")
     try:
         data = yaml.safe_load(raw_text)

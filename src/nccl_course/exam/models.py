@@ -36,6 +36,12 @@ def as_utc(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=timezone.utc)
 
 
+def iso(moment: datetime | None) -> str | None:
+    """A stored time as the API writes it: ISO 8601 in UTC with a ``Z``."""
+    moment = as_utc(moment)
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
 class Base(DeclarativeBase):
     pass
 

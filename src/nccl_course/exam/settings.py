@@ -1,9 +1,11 @@
 """Configuration of the course server, gathered in one place.
 
 Defaults: data in ``./.data``, which git ignores (the SQLite database ``course.db`` in WAL mode,
-the issuer's keys and status list, the admin token, rendered certificates); the book from ``_build/html``; question
-banks and the exam blueprint from ``quizzes/``. ``DATABASE_URL`` selects another database
-(e.g. ``postgresql://user@host/db``); ``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token.
+the issuer's keys and status list, the admin token, rendered certificates); the book from
+``_build/html``; question banks from ``quizzes/`` and the exam blueprint from
+``quizzes/exam/blueprint.yml`` (a subfolder, which bank discovery never takes for a bank).
+``DATABASE_URL`` selects another database (e.g. ``postgresql://user@host/db``);
+``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from nccl_course.exam.db import sqlite_url
 
 ADMIN_TOKEN_FILE = "admin-token"
 DATABASE_FILE = "course.db"
+# The blueprint's place under the quizzes folder.
+BLUEPRINT_FILE = Path("exam") / "blueprint.yml"
 
 
 @dataclass
@@ -42,7 +46,7 @@ class Settings:
         self.book_dir = Path(self.book_dir).resolve()
         self.quizzes_dir = Path(self.quizzes_dir).resolve()
         if self.blueprint_path is None:
-            self.blueprint_path = self.quizzes_dir / "exam.yml"
+            self.blueprint_path = self.quizzes_dir / BLUEPRINT_FILE
         self.blueprint_path = Path(self.blueprint_path).resolve()
         self.public_url = self.public_url.rstrip("/")
         if self.mathjax_dir is None:

@@ -16,7 +16,7 @@ def run_lab(
     timeout_s: float | None = None,
 ) -> int:
     """Run ``main`` of ``file`` on ``nproc`` ranks; print a short diagnosis on failure."""
-    from nccl_course.dist import LaunchTimeout, WorkerError, launch
+    from nccl_course.launcher import LaunchTimeout, WorkerError, launch
 
     timeout = timeout_s or max(120.0, float(lab.config["timeout_s"]) * 2)
     try:

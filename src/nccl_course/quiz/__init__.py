@@ -5,20 +5,12 @@ The format is specified in quizzes/README.md. Renderers: the Sphinx directive
 the terminal (``nccl-course quiz take``). They all grade through ``grade``.
 """
 
+from nccl_course.quiz import training_generators  # noqa: F401  (registers its generators)
+from nccl_course.quiz.banks import bank_paths, load_banks
 from nccl_course.quiz.generators import GENERATORS, Draw
 from nccl_course.quiz.grading import Grade, grade, grade_key, normalize_text
-from nccl_course.quiz.model import (
-    TYPES,
-    Bank,
-    BankError,
-    Choice,
-    Question,
-    QuestionInstance,
-    bank_paths,
-    load_bank,
-    load_banks,
-    validate_bank,
-)
+from nccl_course.quiz.model import TYPES, Bank, BankError, Choice, Question, QuestionInstance
+from nccl_course.quiz.parsing import load_bank, validate_bank
 
 __all__ = [
     "GENERATORS",

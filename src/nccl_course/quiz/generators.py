@@ -11,12 +11,12 @@ name says otherwise (``alpha_us`` is in microseconds).
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from nccl_course.cost import algbw, busbw, busbw_factor, closed_form_time
+from nccl_course.collectives import display_name
+from nccl_course.cost import BUSBW_COLLECTIVES, algbw, busbw, busbw_factor, closed_form_time
 from nccl_course.units import format_size
 
 # A common mistake is only worth naming when its value stands clear of the answer.
@@ -61,33 +61,17 @@ def generator(name: str) -> Callable[[Generator], Generator]:
 
 
 def resolve(name: str) -> Generator:
-    """The generator called ``name``: a registered name or ``package.module:function``.
-
-    Raises LookupError saying what was not found.
-    """
+    """The generator registered as ``name``. Raises LookupError listing the registered ones."""
     if name in GENERATORS:
         return GENERATORS[name]
-    if ":" in name:
-        module_name, _, attr = name.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise LookupError(
-                f"generator module {module_name!r} cannot be imported: {exc}"
-            ) from None
-        fn = getattr(module, attr, None)
-        if not callable(fn):
-            raise LookupError(
-                f"generator {name!r} not found: {module_name} has no function {attr!r}"
-            )
-        return fn
     known = ", ".join(sorted(GENERATORS))
-    raise LookupError(f"generator {name!r} not found; built-in ones: {known}")
+    raise LookupError(f"generator {name!r} not found; registered ones: {known}")
 
 
 # Sizes people actually all-reduce (gradient buckets to full fp16 models), and bus bandwidths
-# measured in public (FACTS.md: ~370 GB/s ring all-reduce on 8x H100/H200 NVLink; ~46-48 GB/s
-# per NDR 400G NIC across nodes).
+# measured in public (~370 GB/s ring all-reduce on 8x H100/H200 NVLink, NVIDIA/nccl-tests issues
+# #212 and #309; ~46-48 GB/s per NDR 400G NIC across nodes, NVIDIA/nccl issue #946: the rows of
+# nccl_course.cost.published).
 _SIZES = [256 * 2**20, 512 * 2**20, 2**30, 4 * 2**30, 16 * 2**30]
 _RANKS = [2, 4, 8, 16, 32, 64]
 _BUSBWS = [46.0, 92.0, 185.0, 370.0]
@@ -100,14 +84,8 @@ def _decimal_misreading(size: int) -> float:
     return size / 2**20 * 1e6
 
 
-_COLLECTIVE_WORDS = {
-    "all_reduce": "all-reduce",
-    "all_gather": "all-gather",
-    "reduce_scatter": "reduce-scatter",
-    "all_to_all": "all-to-all",
-    "broadcast": "broadcast",
-    "reduce": "reduce",
-}
+# How the text names each collective the busbw generators take (those with a busbw factor).
+_COLLECTIVE_WORDS = {name: display_name(name) for name in BUSBW_COLLECTIVES}
 
 
 @generator("collective_time_from_busbw")

@@ -25,7 +25,9 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from nccl_course.quiz.model import BankError, QuestionInstance, bank_paths, load_bank
+from nccl_course.quiz.banks import bank_paths, find_bank_dir
+from nccl_course.quiz.model import BankError, QuestionInstance
+from nccl_course.quiz.parsing import load_bank
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-quiz.js"
@@ -58,15 +60,7 @@ def _plain(text: str) -> str:
 def bank_dir_for(env) -> Path:
     """``nccl_quiz_dir`` under the book root; for a page built alone (whose confdir is its own
     folder) the nearest folder above that has it."""
-    configured = Path(env.config.nccl_quiz_dir)
-    if configured.is_absolute():
-        return configured
-    confdir = Path(env.app.confdir).resolve()
-    for folder in (confdir, *confdir.parents):
-        # A folder of that name without banks (book/quizzes holds pages) is not the one.
-        if (folder / configured).is_dir() and any((folder / configured).glob("*.yml")):
-            return folder / configured
-    return confdir / configured
+    return find_bank_dir(env.app.confdir, env.config.nccl_quiz_dir)
 
 
 def _bank_names(env) -> tuple[str, ...]:

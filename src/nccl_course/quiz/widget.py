@@ -10,17 +10,11 @@ import html
 import random
 from pathlib import Path
 
+from nccl_course.quiz.banks import find_bank_dir
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.markup import markdown_html
-from nccl_course.quiz.model import Bank, Question, load_bank
-
-
-def _default_bank_dir() -> Path:
-    here = Path("quizzes")
-    for folder in (Path.cwd(), *Path.cwd().parents):
-        if (folder / "quizzes").is_dir():
-            return folder / "quizzes"
-    return here
+from nccl_course.quiz.model import Bank, Question
+from nccl_course.quiz.parsing import load_bank
 
 
 class QuestionWidget:
@@ -136,7 +130,7 @@ def show_quiz(chapter: str, seed: int | None = None, bank_dir=None):
     """The practice quiz of ``chapter`` as a VBox: make it a cell's last expression to show it."""
     import ipywidgets as w
 
-    folder = Path(bank_dir) if bank_dir else _default_bank_dir()
+    folder = Path(bank_dir) if bank_dir else find_bank_dir()
     bank = load_bank(folder / f"{chapter}.yml")
     questions = quiz_widgets(bank, seed)
     title = w.HTML(value=f"<h3>{html.escape(bank.title)}</h3>")

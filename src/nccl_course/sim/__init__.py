@@ -12,7 +12,7 @@ from nccl_course.sim.execute import (
     run_schedule,
     verify_schedule,
 )
-from nccl_course.sim.layout import COLLECTIVES, reference
+from nccl_course.sim.layout import SIMULATED_COLLECTIVES, reference
 from nccl_course.sim.registry import (
     ALGORITHMS,
     PIPELINED,
@@ -23,8 +23,8 @@ from nccl_course.sim.schedule import Schedule, ScheduleError, Step, Transfer
 
 __all__ = [
     "ALGORITHMS",
-    "COLLECTIVES",
     "PIPELINED",
+    "SIMULATED_COLLECTIVES",
     "Schedule",
     "ScheduleError",
     "Step",

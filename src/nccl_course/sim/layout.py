@@ -35,27 +35,33 @@ from __future__ import annotations
 
 import numpy as np
 
-COLLECTIVES = (
-    "broadcast",
-    "reduce",
-    "all_reduce",
-    "all_gather",
-    "reduce_scatter",
-    "all_to_all",
-    "gather",
-    "scatter",
-    "send_recv",
-    "barrier",
-)
-BUFFER_COLLECTIVES = ("all_reduce", "reduce", "broadcast")
-BLOCK_COLLECTIVES = ("all_gather", "reduce_scatter", "gather", "scatter", "send_recv")
-REDUCING_COLLECTIVES = ("all_reduce", "reduce", "reduce_scatter")
-ROOTED_COLLECTIVES = ("broadcast", "reduce", "gather", "scatter")
+from nccl_course import collectives
+
+#: Every collective the simulator runs: all of the registry (:mod:`nccl_course.collectives`).
+SIMULATED_COLLECTIVES = collectives.names()
+#: Cut into ``num_chunks`` equal pieces of one buffer (layout "buffer").
+BUFFER_COLLECTIVES = collectives.names(lambda c: c.layout == "buffer")
+#: Cut into one block of k chunks per rank (layout "blocks").
+BLOCK_COLLECTIVES = collectives.names(lambda c: c.layout == "blocks")
+REDUCING_COLLECTIVES = collectives.names(lambda c: c.reduces)
+ROOTED_COLLECTIVES = collectives.names(lambda c: c.rooted)
 
 
 def check_collective(collective: str) -> None:
-    if collective not in COLLECTIVES:
-        raise ValueError(f"unknown collective {collective!r}; known: {', '.join(COLLECTIVES)}")
+    """ValueError naming the known collectives if ``collective`` is not one."""
+    collectives.get(collective)
+
+
+def block_chunks(blocks, k: int) -> np.ndarray:
+    """Chunk ids of the given blocks (k pieces each), in block order."""
+    blocks = np.asarray(blocks, dtype=np.int64).reshape(-1, 1)
+    return (blocks * k + np.arange(k)).reshape(-1)
+
+
+def pair_chunks(src, dst, p: int, k: int) -> np.ndarray:
+    """Chunk ids [..., k] of the all-to-all blocks ``src`` sends to ``dst``."""
+    base = (np.asarray(src) * p + np.asarray(dst)) * k
+    return base[..., None] + np.arange(k)
 
 
 def input_count(collective: str, p: int, count: int) -> int | None:
@@ -103,16 +109,17 @@ def reference(collective: str, inputs: list, root: int = 0) -> list:
 
 
 def size_chunks(collective: str, p: int, k: int, num_chunks: int) -> int:
-    """How many chunks make up the size nccl-tests reports for the collective."""
-    if collective in BUFFER_COLLECTIVES:
+    """How many chunks make up the size nccl-tests reports for the collective: the whole buffer,
+    p blocks when the size counts all ranks (``size_counts_all_ranks``), one block for
+    send/recv, nothing for the barrier."""
+    info = collectives.get(collective)
+    if info.layout == "buffer":
         return num_chunks
-    if collective in ("all_gather", "reduce_scatter", "gather", "scatter"):
-        return p * k
-    if collective == "all_to_all":
-        return p * k  # S = count * p elements: everything one rank sends, its own block included
-    if collective == "send_recv":
-        return k
-    return 0  # barrier: no data
+    if info.size_counts_all_ranks:
+        return p * k  # for all_to_all: everything one rank sends, its own block included
+    if info.layout == "tokens":
+        return 0  # barrier: no data
+    return k  # send_recv: one rank's buffer
 
 
 def _pad_split(buffer: np.ndarray, pieces: int) -> np.ndarray:

@@ -3,12 +3,14 @@
 "use strict";
 
 const el = (id) => document.getElementById(id);
+// A check's status is "ok", "failed" or "not checked" (nccl_course.certs.verify).
+const CHECK_CLASS = { ok: "good", failed: "bad" };
 
 function showResult(result) {
   el("verdict-panel").hidden = false;
   const verdict = el("verdict");
   const revoked = !result.ok && /revoked/i.test(result.reason || "");
-  verdict.textContent = result.ok ? "VALID" : (revoked ? "REVOKED" : "NOT VALID");
+  verdict.textContent = result.ok ? "VALID" : (revoked ? "REVOKED" : (result.verdict || "NOT VALID"));
   verdict.className = `verdict ${result.ok ? "good" : "bad"}`;
   el("reason").textContent = result.reason || "";
   const summary = result.summary || {};
@@ -18,7 +20,7 @@ function showResult(result) {
   el("summary").innerHTML = rows.filter(([, v]) => v)
     .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("");
   el("checks").innerHTML = (result.checks || []).map((c) =>
-    `<tr><td>${escapeHtml(c.name)}</td><td class="${c.passed ? "good" : "bad"}">${c.passed ? "passed" : "failed"}</td>`
+    `<tr><td>${escapeHtml(c.name)}</td><td class="${CHECK_CLASS[c.status] || "note"}">${escapeHtml(c.status)}</td>`
     + `<td>${escapeHtml(c.detail)}</td></tr>`).join("");
 }
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nccl_course.dist import LaunchTimeout, WorkerError, launch
+from nccl_course.launcher import LaunchTimeout, WorkerError, launch
 
-launch_module = importlib.import_module("nccl_course.dist.launch")
+launch_module = importlib.import_module("nccl_course.launcher.launch")
 WORKERS = str(Path(__file__).with_name("workers.py"))
 
 

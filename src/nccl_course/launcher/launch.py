@@ -3,7 +3,7 @@
 ``launch(target, nproc)`` spawns ``nproc`` fresh Python processes (the ``spawn`` start method,
 as CUDA requires), gives each the variables torchrun sets (RANK, WORLD_SIZE, LOCAL_RANK,
 LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT), initialises the process group with
-:func:`nccl_course.dist.init`, runs ``target`` and destroys the group. It returns the values the
+:func:`nccl_course.launcher.init`, runs ``target`` and destroys the group. It returns the values the
 ranks returned, in rank order.
 
 What can go wrong, and what the caller sees:
@@ -165,7 +165,7 @@ def _worker_entry(rank, spec, args, kwargs, backend, pg_timeout_s, results, stac
     stack_file = open(os.path.join(stack_dir, f"rank{rank}.stack"), "w")  # noqa: SIM115
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
-    from nccl_course.dist.process_group import destroy, init
+    from nccl_course.launcher.process_group import destroy, init
 
     try:
         try:
@@ -418,7 +418,7 @@ def _useful_frames(dump: str) -> str:
     main = [b for b in blocks if "_worker_entry" in b] or blocks
     lines = []
     for line in main[-1].splitlines() if main else []:
-        if "multiprocessing" in line or "nccl_course/dist/launch.py" in line:
+        if "multiprocessing" in line or "nccl_course/launcher/launch.py" in line:
             continue
         lines.append(line)
     return "\n".join(lines).strip()
@@ -450,7 +450,7 @@ def launch(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     spec = _target_spec(target)
     if backend is None:
-        from nccl_course.dist.process_group import choose_backend
+        from nccl_course.launcher.process_group import choose_backend
 
         backend = choose_backend(nproc)
     last_error = ""
@@ -475,7 +475,7 @@ def script_main(main: Callable[[], Any], argv: Sequence[str] | None = None) -> A
     import argparse
 
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
-        from nccl_course.dist.process_group import process_group
+        from nccl_course.launcher.process_group import process_group
 
         with process_group():
             return main()

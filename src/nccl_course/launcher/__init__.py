@@ -12,14 +12,14 @@
 Importing this package does not import torch; the functions do, when called.
 """
 
-from nccl_course.dist.launch import (
+from nccl_course.launcher.launch import (
     LaunchTimeout,
     WorkerError,
     free_port,
     launch,
     script_main,
 )
-from nccl_course.dist.process_group import (
+from nccl_course.launcher.process_group import (
     DEFAULT_TIMEOUT_S,
     choose_backend,
     destroy,

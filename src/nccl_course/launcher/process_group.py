@@ -76,7 +76,7 @@ def init(backend: str | None = None, timeout_s: float | None = None) -> str:
         return dist.get_backend()
     if "RANK" not in os.environ:
         # A lone process: a world of one, so the lab code runs without a launcher.
-        from nccl_course.dist.launch import free_port
+        from nccl_course.launcher.launch import free_port
 
         os.environ.setdefault("RANK", "0")
         os.environ.setdefault("WORLD_SIZE", "1")

@@ -5,7 +5,7 @@ import os
 import torch
 import torch.distributed as dist
 
-from nccl_course.dist import device, init
+from nccl_course.launcher import device, init
 
 
 def report(offset):

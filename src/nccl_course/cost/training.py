@@ -1,4 +1,4 @@
-"""Communication a training step needs, per parallelism strategy, built on ``nccl_course.cost``.
+"""Communication a training step needs, per parallelism strategy, priced with the cost model.
 
 Each strategy is described as a list of :class:`CollectiveCall`: which collective, its size as
 nccl-tests counts it (for all-gather and reduce-scatter the *total* size over the group), the
@@ -34,7 +34,8 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from nccl_course.cost import busbw_factor, closed_form_time
+from nccl_course.cost.busbw import busbw_factor
+from nccl_course.cost.formulas import closed_form_time
 
 MIB = 1024**2
 
@@ -315,7 +316,7 @@ def time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
     ``preset``: a name from ``nccl_course.cost.PRESETS`` or a ``Preset``. Each call is priced with
     the fastest algorithm the model knows for its size, on ``call.ranks`` ranks of the preset.
     """
-    from nccl_course.cost import predict
+    from nccl_course.cost.model import predict
 
     return time_with(
         calls,
@@ -341,97 +342,5 @@ __all__ = [
     "time_on_preset",
     "time_with",
     "total_calls",
+    "zero3_calls",
 ]
-
-
-# ---------------------------------------------------------------------------------------------
-# Generators for parameterized quiz questions (quizzes/training.yml refers to them as
-# ``nccl_course.training_comm:NAME``). Each returns a ``nccl_course.quiz.generators.Draw`` whose
-# answer comes from the functions above.
-
-_QUIZ_PARAMS_B = [1.3, 2.7, 6.7, 13.0]  # billions of parameters (GPT-3 family sizes)
-_QUIZ_DP = [8, 16, 32, 64]
-
-
-def _draw(params: dict, answer: float, mistakes: list[tuple[float, str]]):
-    from nccl_course.quiz.generators import Draw
-
-    return Draw(params, answer, [m for m in mistakes if m[0] > 0 and abs(m[0] - answer) > 1e-9])
-
-
-def quiz_ddp_bytes_per_gpu(rng):
-    """GB each GPU sends per step for DDP's gradient all-reduce (ring), bf16 or fp32 gradients."""
-    billions = rng.choice(_QUIZ_PARAMS_B)
-    dp = rng.choice(_QUIZ_DP)
-    grad_bytes = rng.choice([2, 4])
-    params = int(billions * 1e9)
-    answer = bytes_sent_per_rank(ddp_calls(params, dp, grad_bytes)) / 1e9
-    size_gb = params * grad_bytes / 1e9
-    mistakes = [
-        (size_gb, "That is the gradient size. A ring all-reduce sends 2(p-1)/p times it per GPU."),
-        (
-            size_gb * (dp - 1) / dp,
-            "That is one phase (reduce-scatter). The all-gather phase sends as much again.",
-        ),
-    ]
-    dtype = "bf16" if grad_bytes == 2 else "fp32"
-    params_text = {"billions": f"{billions:g}", "dp": dp, "dtype": dtype, "bytes": grad_bytes}
-    return _draw(params_text, answer, mistakes)
-
-
-def quiz_zero3_bytes_per_gpu(rng):
-    """GB each GPU sends per step under ZeRO-3 (bf16 parameters and gradients)."""
-    billions = rng.choice(_QUIZ_PARAMS_B)
-    dp = rng.choice(_QUIZ_DP)
-    params = int(billions * 1e9)
-    answer = bytes_sent_per_rank(zero3_calls(params, dp, units=1)) / 1e9
-    ddp = bytes_sent_per_rank(ddp_calls(params, dp)) / 1e9
-    mistakes = [
-        (ddp, "That is DDP's traffic. ZeRO-3 all-gathers parameters twice (forward and backward)"),
-        (
-            2 * 2 * params * (dp - 1) / dp / 1e9,
-            "You counted one all-gather and the reduce-scatter; parameters are gathered again in "
-            "backward because they were freed after forward.",
-        ),
-    ]
-    return _draw({"billions": f"{billions:g}", "dp": dp}, answer, mistakes)
-
-
-def quiz_tp_activation_mib(rng):
-    """MiB carried by one Megatron tensor-parallel all-reduce (b x s x h, bf16)."""
-    batch = rng.choice([1, 2, 4])
-    seq = rng.choice([2048, 4096, 8192])
-    hidden = rng.choice([4096, 5120, 8192])
-    tp = rng.choice([2, 4, 8])
-    shape = TransformerShape(
-        "quiz", layers=1, hidden=hidden, vocab=1, seq_len=seq, micro_batch=batch
-    )
-    (call, _) = tensor_parallel_calls(shape, tp)
-    answer = call.size_bytes / 2**20
-    mistakes = [
-        (answer / tp, "The all-reduced tensor is the whole b x s x h activation, not 1/tp of it."),
-        (answer / 2, "bf16 is 2 bytes per element."),
-    ]
-    params = {"batch": batch, "seq": seq, "hidden": hidden, "tp": tp}
-    return _draw(params, answer, mistakes)
-
-
-def quiz_ddp_bucket_count(rng):
-    """How many all-reduces DDP launches per step with default buckets (1 MiB first, 25 MiB cap)."""
-    millions = rng.choice([125, 350, 760, 1300])
-    grad_bytes = rng.choice([2, 4])
-    params = millions * 10**6
-    answer = float(total_calls(ddp_calls(params, dp=8, grad_bytes=grad_bytes)))
-    naive = math.ceil(params * grad_bytes / DDP_DEFAULT_BUCKET_BYTES)
-    mistakes = [
-        (
-            float(naive),
-            "Close: with the default cap DDP makes the first bucket only 1 MiB, then 25 MiB ones.",
-        ),
-        (
-            float(math.ceil((params * grad_bytes - 1e6) / 25e6) + 1),
-            "MiB are 1024^2 bytes, not 1e6.",
-        ),
-    ]
-    dtype = "bf16" if grad_bytes == 2 else "fp32"
-    return _draw({"millions": millions, "dtype": dtype}, answer, mistakes)

@@ -1,42 +1,34 @@
-"""Schedule builders: one function per (collective, algorithm).
+"""Schedule builders of the ring and tree family: chains and rings, binary, double binary and
+binomial trees, direct and pairwise exchanges, and NCCL-style rings across nodes.
 
-Each builder takes (p, k, root) and returns (num_chunks, steps). Rooted algorithms are written for
-root 0 on *virtual* ranks v and mapped to real ranks by ``(v + root) % p``. ``k`` is the number of
-pieces each block is cut into: pipelined algorithms (ring/chain broadcast and reduce, binary trees,
-the double binary tree) move the pieces one step apart; the others send all pieces of a block in
-the same message, so k changes granularity but not the cost.
+Builders follow the convention of :mod:`nccl_course.sim.registry`: ``fn(p, k, root)`` returns
+(num_chunks, steps); rooted algorithms are written for root 0 on *virtual* ranks v and mapped to
+real ranks by ``(v + root) % p``; ``k`` is the number of pieces each block is cut into. Chunk ids
+follow :mod:`nccl_course.sim.layout`. The recursive doubling/halving family is in
+:mod:`nccl_course.sim.doubling`.
 
-Sources for the algorithms: Thakur, Rabenseifner & Gropp (2005), IJHPCA 19(1) (ring, recursive
-doubling/halving, Rabenseifner with its non-power-of-two fold, Bruck, pairwise exchange, binomial
-trees); Sanders, Speck & Traeff (2009), Parallel Computing 35(12) (double binary tree); Hensgen,
-Finkel & Manber (1988) (dissemination barrier). The code is written from the descriptions.
+Sources: Thakur, Rabenseifner & Gropp (2005), IJHPCA 19(1) (ring, binomial trees, pairwise
+exchange); Sanders, Speck & Traeff (2009), Parallel Computing 35(12) (double binary tree). The
+code is written from the descriptions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from nccl_course import collectives
+from nccl_course.intmath import ceil_log2
+from nccl_course.sim.layout import block_chunks, pair_chunks
 from nccl_course.sim.schedule import Step, StepBuilder
 
-
-def floor_pow2(p: int) -> int:
-    """The largest power of two <= p."""
-    return 1 << (p.bit_length() - 1)
-
-
-def ceil_log2(p: int) -> int:
-    return (p - 1).bit_length()
+#: The collectives whose ring algorithm is made of ring reduce-scatter / all-gather passes, so
+#: that NCCL can run it as several rings at once, one per channel (see ``multi_ring``).
+MULTI_RING_COLLECTIVES = collectives.names(lambda c: c.ring_phases)
 
 
 def heap_depth(v) -> np.ndarray:
     """Depth of node v in a heap-ordered binary tree (root 0, children 2v+1 and 2v+2)."""
     return np.floor(np.log2(np.asarray(v, dtype=np.float64) + 1)).astype(np.int64)
-
-
-def _block_chunks(blocks, k: int) -> np.ndarray:
-    """Chunk ids of the given blocks (k pieces each), in block order."""
-    blocks = np.asarray(blocks, dtype=np.int64).reshape(-1, 1)
-    return (blocks * k + np.arange(k)).reshape(-1)
 
 
 def _real(v, root: int, p: int):
@@ -190,81 +182,6 @@ def double_binary_tree_allreduce(p: int, k: int, root: int = 0):
     return 2 * k, sb.build()
 
 
-def _fold_participants(p: int):
-    """Non-power-of-two fold (Thakur et al. 2005): with p2 = floor_pow2(p) and r = p - p2,
-    ranks 0..2r-1 pair up (even v with v + 1) and the odd rank of each pair carries on.
-    Returns (p2, r, real): real[nv] is the rank playing participant nv."""
-    p2 = floor_pow2(p)
-    r = p - p2
-    real = np.array([2 * nv + 1 if nv < r else nv + r for nv in range(p2)], dtype=np.int64)
-    return p2, r, real
-
-
-def recursive_doubling_allreduce(p: int, k: int, root: int = 0):
-    """Exchange-and-add the whole buffer with partner nv XOR 2^i for lg p2 rounds; for p not a
-    power of two, pairs first fold into one rank and get the result back at the end."""
-    sb = StepBuilder()
-    p2, r, real = _fold_participants(p)
-    all_chunks = np.arange(k)
-    s = 0
-    if r:
-        for v in range(0, 2 * r, 2):
-            sb.add_message(s, v, v + 1, all_chunks, True)
-        s += 1
-    for i in range(p2.bit_length() - 1):
-        d = 1 << i
-        for nv in range(p2):
-            sb.add_message(s, int(real[nv]), int(real[nv ^ d]), all_chunks, True)
-        s += 1
-    if r:
-        for v in range(1, 2 * r, 2):
-            sb.add_message(s, v, v - 1, all_chunks)
-    return k, sb.build()
-
-
-def rabenseifner_allreduce(p: int, k: int, root: int = 0):
-    """Reduce-scatter by recursive halving, then all-gather by recursive doubling, over p2
-    segments. For p not a power of two, Thakur et al.'s fold first: in each pair (v even, v+1)
-    v adds its second half into v + 1 while v + 1 adds its first half into v, then v sends its
-    summed first half to v + 1; at the end v + 1 sends v the result."""
-    if p == 1:
-        return k, []
-    sb = StepBuilder()
-    p2, r, real = _fold_participants(p)
-    num_chunks = p2 * k
-    half = num_chunks // 2
-    first, second = np.arange(half), np.arange(half, num_chunks)
-    s = 0
-    if r:
-        for v in range(0, 2 * r, 2):
-            sb.add_message(s, v, v + 1, second, True)
-            sb.add_message(s, v + 1, v, first, True)
-            sb.add_message(s + 1, v, v + 1, first)
-        s += 2
-    lg = p2.bit_length() - 1
-    for i in range(lg):  # reduce-scatter: distance p2/2, p2/4, ..., 1
-        d = p2 >> (i + 1)
-        for nv in range(p2):
-            base = nv & ~(2 * d - 1)
-            give = base if nv & d else base + d  # the partner's half
-            sb.add_message(
-                s, int(real[nv]), int(real[nv ^ d]), _block_chunks(range(give, give + d), k), True
-            )
-        s += 1
-    for i in range(lg):  # all-gather: distance 1, 2, ..., p2/2
-        d = 1 << i
-        for nv in range(p2):
-            base = nv & ~(d - 1)
-            sb.add_message(
-                s, int(real[nv]), int(real[nv ^ d]), _block_chunks(range(base, base + d), k)
-            )
-        s += 1
-    if r:
-        for v in range(1, 2 * r, 2):
-            sb.add_message(s, v, v - 1, np.arange(num_chunks))
-    return num_chunks, sb.build()
-
-
 def reduce_broadcast_allreduce(p: int, k: int, root: int = 0):
     """Binomial-tree reduce to rank 0, then binomial-tree broadcast from rank 0."""
     sb = StepBuilder()
@@ -281,95 +198,23 @@ def ring_allgather(p: int, k: int, root: int = 0):
     r = np.arange(p)
     steps = []
     for t in range(p - 1):
-        chunks = _block_chunks((r - t) % p, k)
+        chunks = block_chunks((r - t) % p, k)
         src = np.repeat(r, k)
         steps.append(Step(src, (src + 1) % p, chunks, np.zeros(src.size, dtype=bool)))
     return p * k, steps
-
-
-def recursive_doubling_allgather(p: int, k: int, root: int = 0):
-    """Exchange everything held with partner nv XOR 2^i; for p not a power of two the pairs of
-    Thakur et al.'s fold first merge their blocks into the odd rank, which hands the full result
-    to its even partner at the end."""
-    sb = StepBuilder()
-    p2, r, real = _fold_participants(p)
-    owned = [[2 * nv, 2 * nv + 1] if nv < r else [nv + r] for nv in range(p2)]
-    s = 0
-    if r:
-        for v in range(0, 2 * r, 2):
-            sb.add_message(s, v, v + 1, _block_chunks([v], k))
-        s += 1
-    for i in range(p2.bit_length() - 1):
-        d = 1 << i
-        for nv in range(p2):
-            base = nv & ~(d - 1)
-            blocks = [b for g in range(base, base + d) for b in owned[g]]
-            sb.add_message(s, int(real[nv]), int(real[nv ^ d]), _block_chunks(blocks, k))
-        s += 1
-    if r:
-        for v in range(1, 2 * r, 2):
-            blocks = [b for b in range(p) if b != v - 1]
-            sb.add_message(s, v, v - 1, _block_chunks(blocks, k))
-    return p * k, sb.build()
-
-
-def bruck_allgather(p: int, k: int, root: int = 0):
-    """Round i (distance d = 2^i): rank r sends the blocks r .. r + min(d, p - d) - 1 it holds
-    to rank r - d. Chunk ids are global, so Bruck's final local rotation is not needed."""
-    sb = StepBuilder()
-    r = np.arange(p)
-    for i in range(ceil_log2(p)):
-        d = 1 << i
-        cnt = min(d, p - d)
-        blocks = (r[:, None] + np.arange(cnt)) % p  # [rank, q]
-        chunks = (blocks[:, :, None] * k + np.arange(k)).reshape(p, -1)
-        sb.add(i, r[:, None], ((r - d) % p)[:, None], chunks)
-    return p * k, sb.build()
 
 
 def ring_reduce_scatter(p: int, k: int, root: int = 0):
     r = np.arange(p)
     steps = []
     for t in range(p - 1):
-        chunks = _block_chunks((r - t - 1) % p, k)
+        chunks = block_chunks((r - t - 1) % p, k)
         src = np.repeat(r, k)
         steps.append(Step(src, (src + 1) % p, chunks, np.ones(src.size, dtype=bool)))
     return p * k, steps
 
 
-def recursive_halving_reduce_scatter(p: int, k: int, root: int = 0):
-    """Halve the set of blocks with partner nv XOR d for d = p2/2 .. 1, adding the partner's half
-    into it; for p not a power of two the even rank of each fold pair first adds its whole input
-    into the odd one, which at the end sends it its block."""
-    sb = StepBuilder()
-    p2, r, real = _fold_participants(p)
-    start = [2 * nv if nv < r else nv + r for nv in range(p2)] + [p]
-    s = 0
-    if r:
-        for v in range(0, 2 * r, 2):
-            sb.add_message(s, v, v + 1, np.arange(p * k), True)
-        s += 1
-    for i in range(p2.bit_length() - 1):
-        d = p2 >> (i + 1)
-        for nv in range(p2):
-            base = nv & ~(2 * d - 1)
-            give = base if nv & d else base + d
-            blocks = range(start[give], start[give + d])
-            sb.add_message(s, int(real[nv]), int(real[nv ^ d]), _block_chunks(blocks, k), True)
-        s += 1
-    if r:
-        for v in range(1, 2 * r, 2):
-            sb.add_message(s, v, v - 1, _block_chunks([v - 1], k))
-    return p * k, sb.build()
-
-
 # --------------------------------------------------------------------------------- all-to-all
-
-
-def _pair_chunks(src, dst, p: int, k: int) -> np.ndarray:
-    """Chunk ids [..., k] of the blocks src sends to dst."""
-    base = (np.asarray(src) * p + np.asarray(dst)) * k
-    return base[..., None] + np.arange(k)
 
 
 def pairwise_alltoall(p: int, k: int, root: int = 0):
@@ -378,25 +223,9 @@ def pairwise_alltoall(p: int, k: int, root: int = 0):
     steps = []
     for t in range(1, p):
         dst = (r + t) % p
-        chunks = _pair_chunks(r, dst, p, k).reshape(-1)
+        chunks = pair_chunks(r, dst, p, k).reshape(-1)
         steps.append(Step(np.repeat(r, k), np.repeat(dst, k), chunks, np.zeros(p * k, dtype=bool)))
     return p * p * k, steps
-
-
-def bruck_alltoall(p: int, k: int, root: int = 0):
-    """Every block (s -> t) travels the distance (t - s) mod p in hops of 2^i, one hop for each
-    set bit, all blocks of a round in one message per rank. Chunk ids are global, so Bruck's
-    local rotations before and after are not needed."""
-    sb = StepBuilder()
-    src, dst = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
-    delta = (dst - src) % p
-    for i in range(ceil_log2(p)):
-        d = 1 << i
-        moving = (delta & d) != 0
-        holder = (src + (delta & (d - 1))) % p
-        chunks = _pair_chunks(src[moving], dst[moving], p, k)
-        sb.add(i, holder[moving][:, None], ((holder[moving] + d) % p)[:, None], chunks)
-    return p * p * k, sb.build()
 
 
 # ------------------------------------------------------------------------ gather / scatter
@@ -407,7 +236,7 @@ def direct_gather(p: int, k: int, root: int):
     sb = StepBuilder()
     for rank in range(p):
         if rank != root:
-            sb.add_message(0, rank, root, _block_chunks([rank], k))
+            sb.add_message(0, rank, root, block_chunks([rank], k))
     return p * k, sb.build()
 
 
@@ -415,13 +244,13 @@ def direct_scatter(p: int, k: int, root: int):
     sb = StepBuilder()
     for rank in range(p):
         if rank != root:
-            sb.add_message(0, root, rank, _block_chunks([rank], k))
+            sb.add_message(0, root, rank, block_chunks([rank], k))
     return p * k, sb.build()
 
 
 def _subtree_chunks(lo: int, hi: int, p: int, k: int, root: int) -> np.ndarray:
     """Chunks of the blocks of virtual ranks lo..hi-1."""
-    return _block_chunks(_real(np.arange(lo, min(hi, p)), root, p), k)
+    return block_chunks(_real(np.arange(lo, min(hi, p)), root, p), k)
 
 
 def binomial_gather(p: int, k: int, root: int):
@@ -444,22 +273,8 @@ def direct_send_recv(p: int, k: int, root: int = 0):
     sb = StepBuilder()
     if p > 1:
         r = np.arange(p)
-        sb.add(0, r[:, None], ((r + 1) % p)[:, None], _block_chunks(r, k).reshape(p, k))
+        sb.add(0, r[:, None], ((r + 1) % p)[:, None], block_chunks(r, k).reshape(p, k))
     return p * k, sb.build()
-
-
-def dissemination_barrier(p: int, k: int = 1, root: int = 0):
-    """Round i (distance d = 2^i): rank r tells rank r + d about the min(d, p - d) ranks it has
-    heard from most recently (tokens r, r-1, ...); after ceil(lg p) rounds everyone has heard
-    from everyone. Tokens carry no bytes."""
-    sb = StepBuilder()
-    r = np.arange(p)
-    for i in range(ceil_log2(p)):
-        d = 1 << i
-        cnt = min(d, p - d)
-        tokens = (r[:, None] - np.arange(cnt)) % p
-        sb.add(i, r[:, None], ((r + d) % p)[:, None], tokens)
-    return p, sb.build()
 
 
 # ------------------------------------------------------------ NCCL-style rings across nodes
@@ -486,6 +301,10 @@ def multi_ring(collective: str, orders: list[np.ndarray], k: int):
     all_reduce: ring c all-reduces chunks [c p k, (c+1) p k) (p segments of k pieces).
     all_gather / reduce_scatter: each block is cut into R k pieces and ring c moves pieces
     [c k, (c+1) k) of every block. Returns (num_chunks, pieces per block, steps)."""
+    if collective not in MULTI_RING_COLLECTIVES:
+        raise ValueError(
+            f"multi-ring schedules exist for {', '.join(MULTI_RING_COLLECTIVES)}, not {collective}"
+        )
     rings = len(orders)
     p = orders[0].size
     pieces = np.arange(k)
@@ -499,7 +318,7 @@ def multi_ring(collective: str, orders: list[np.ndarray], k: int):
             for seg, reduce, step in phases:
                 chunks = ((c * p + seg)[:, None] * k + pieces).reshape(-1)
                 sb.add(step, np.repeat(src, k), np.repeat(dst, k), chunks, reduce)
-        elif collective in ("all_gather", "reduce_scatter"):
+        else:  # all_gather or reduce_scatter: one pass
             for t in range(p - 1):
                 if collective == "all_gather":
                     block, reduce = order[(pos - t) % p], False
@@ -507,11 +326,6 @@ def multi_ring(collective: str, orders: list[np.ndarray], k: int):
                     block, reduce = order[(pos - t - 1) % p], True
                 chunks = ((block * rings + c)[:, None] * k + pieces).reshape(-1)
                 sb.add(t, np.repeat(src, k), np.repeat(dst, k), chunks, reduce)
-        else:
-            raise ValueError(
-                f"multi-ring schedules exist for all_reduce, all_gather and "
-                f"reduce_scatter, not {collective}"
-            )
     if collective == "all_reduce":
         return rings * p * k, 1, sb.build()
     return p * rings * k, rings * k, sb.build()

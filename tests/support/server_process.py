@@ -1,28 +1,24 @@
-"""Run the course server as a separate process on a loopback port, and answer like an expert.
+"""Run the course server as a separate process on a loopback port (test support).
 
-Used by the load benchmark (``benchmarks/bench_exam_load.py``), the crash-recovery and browser
-tests, and anyone who wants a throw-away server: ``ServerProcess`` starts
-``python -m nccl_course serve`` on 127.0.0.1 with a free port, waits until it answers, and stops
-it (gently, or with SIGKILL to test durability). ``correct_response`` turns an answer key
-(``QuestionInstance.key()``, read server-side from the database) into the response that
-scores 1, so scripted learners can pass.
+Used by the crash-recovery, serve-command and browser tests and by the load benchmark
+(``benchmarks/bench_exam_load.py``): ``ServerProcess`` starts ``python -m nccl_course serve`` on
+127.0.0.1 with a free port, waits until it answers, and stops it (gently, or with SIGKILL to
+test durability). Scripted learners answer with ``nccl_course.quiz.keys.correct_response``.
+
+Import it as ``from tests.support.server_process import ServerProcess``: pytest's importlib
+mode resolves ``tests`` from the repository root, and a script puts the root on ``sys.path``.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from nccl_course.launcher import free_port
 
 
 class ServerProcess:
@@ -142,41 +138,3 @@ class ServerProcess:
 
     def __exit__(self, *exc) -> None:
         self.stop()
-
-
-def correct_response(key: dict):
-    """The response that scores 1 for an answer key (formats in quizzes/README.md)."""
-    kind = key["type"]
-    if kind == "single":
-        return key["correct"][0]
-    if kind == "multiple":
-        return list(key["correct"])
-    if kind == "numeric":
-        return key["answer"]
-    if kind == "ordering":
-        return list(key["order"])
-    if kind == "matching":
-        return list(key["match"])
-    if kind == "text":
-        return key["display"]
-    raise ValueError(f"unknown question type {kind!r}")
-
-
-def wrong_response(key: dict):
-    """A well-formed response that scores 0 (for tests of failing attempts)."""
-    kind = key["type"]
-    if kind == "single":
-        n = len(key["choice_feedback"])
-        return next(i for i in range(n) if i not in key["correct"])
-    if kind == "multiple":
-        n = len(key["choice_feedback"])
-        return [i for i in range(n) if i not in key["correct"]]
-    if kind == "numeric":
-        return (key["answer"] or 1.0) * 1000 + 12345
-    if kind == "ordering":
-        return list(reversed(key["order"]))
-    if kind == "matching":
-        return [(m + 1) % key["n_right"] for m in key["match"]]
-    if kind == "text":
-        return "certainly not the answer"
-    raise ValueError(f"unknown question type {kind!r}")

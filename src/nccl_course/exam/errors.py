@@ -1,0 +1,64 @@
+"""Refusals of the exam service, by meaning.
+
+The service says *why* it refuses (a ``kind``: the request is invalid, the learner is not
+signed in, the thing does not exist, the attempt's state forbids it...), a stable ``code`` the
+page can branch on, and a sentence for the learner. It knows nothing of HTTP: the app maps each
+kind to a status code in one exception handler (``nccl_course.exam.app``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class ExamError(Exception):
+    """A refusal: a ``kind`` (set by each subclass), a stable ``code`` and a message."""
+
+    kind: ClassVar[str] = "unavailable"
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Invalid(ExamError):
+    """The request is malformed (a bad name, email, response or credential)."""
+
+    kind = "invalid"
+
+
+class TooLarge(ExamError):
+    """The request carries more than the server accepts."""
+
+    kind = "too_large"
+
+
+class Unauthenticated(ExamError):
+    """No learner key, or one the server does not know."""
+
+    kind = "unauthenticated"
+
+
+class Forbidden(ExamError):
+    """Known or not, the caller may not do this (admin actions)."""
+
+    kind = "forbidden"
+
+
+class NotFound(ExamError):
+    """No such thing for this caller (an attempt, a question, a credential...)."""
+
+    kind = "not_found"
+
+
+class Conflict(ExamError):
+    """Refused by the current state: the attempt is closed, time is up, the limit is reached."""
+
+    kind = "conflict"
+
+
+class Unavailable(ExamError):
+    """The server cannot do it now (no questions, shutting down, a failed batch: retry)."""
+
+    kind = "unavailable"

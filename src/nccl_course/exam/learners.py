@@ -1,0 +1,92 @@
+"""Learners and what their key opens.
+
+A learner registers with a name and an email and gets a learner key, shown once; the server
+keeps only its SHA-256. Every learner request carries the key, and the lookups below are the
+one place that turns it into a learner and, with an attempt id, into *that learner's* attempt:
+another learner's attempt is "not found", never "forbidden", so ids reveal nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from nccl_course.exam.db import Database
+from nccl_course.exam.errors import Conflict, Invalid, NotFound, Unauthenticated
+from nccl_course.exam.models import Attempt, Learner, utcnow
+
+MAX_NAME_CHARS = 200
+MAX_EMAIL_CHARS = 320
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def find_learner(session, token: str | None) -> Learner:
+    """The learner whose key this is; Unauthenticated if there is no key or it is unknown."""
+    if not token:
+        raise Unauthenticated("no_token", "sign in first (register to get a learner key)")
+    learner = session.scalar(select(Learner).where(Learner.token_hash == token_hash(token)))
+    if learner is None:
+        raise Unauthenticated("bad_token", "unknown learner key: register or sign in again")
+    return learner
+
+
+def find_attempt(session, learner: Learner, attempt_id: str, *, lock=False) -> Attempt:
+    """The learner's attempt with this public id (row-locked if ``lock``); NotFound if the
+    attempt does not exist or belongs to someone else."""
+    query = select(Attempt).where(Attempt.public_id == attempt_id, Attempt.learner_id == learner.id)
+    if lock:
+        query = query.with_for_update()
+    attempt = session.scalar(query)
+    if attempt is None:
+        raise NotFound("no_attempt", "no such attempt for this learner")
+    return attempt
+
+
+def learner_json(learner: Learner) -> dict:
+    return {"id": learner.public_id, "name": learner.name, "email": learner.email}
+
+
+class Learners:
+    def __init__(self, db: Database):
+        self.db = db
+
+    def register(self, name: str, email: str) -> tuple[Learner, str]:
+        """A new learner and their key (the only time the key exists outside the browser)."""
+        name = (name or "").strip()
+        email = normalise_email(email or "")
+        if not name or len(name) > MAX_NAME_CHARS:
+            raise Invalid("bad_name", f"a name of 1 to {MAX_NAME_CHARS} characters")
+        if (
+            not 3 <= len(email) <= MAX_EMAIL_CHARS
+            or email.count("@") != 1
+            or not all(email.split("@"))
+            or any(c.isspace() for c in email)
+        ):
+            raise Invalid("bad_email", "an email address like name@example.org")
+        token = secrets.token_urlsafe(32)
+        learner = Learner(
+            public_id=secrets.token_hex(8),
+            name=name,
+            email=email,
+            token_hash=token_hash(token),
+            created_at=utcnow(),
+        )
+        try:
+            with self.db.write() as session:
+                session.add(learner)
+        except IntegrityError:
+            raise Conflict(
+                "already_registered",
+                "this email is already registered: sign in with the learner key you were given",
+            ) from None
+        return learner, token

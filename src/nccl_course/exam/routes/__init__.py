@@ -1,0 +1,11 @@
+"""The HTTP routes of the course server, one router per area:
+
+- ``pages``: ``GET /exam``, ``GET /exam/verify`` (HTML, no CDN), their static files, and the
+  built book at ``/``;
+- ``attempts``: the learner's API under ``/exam/api`` (rules, registration, attempts, answers);
+- ``credentials``: the credential download, the certificate and ``POST /exam/api/verify``;
+- ``admin``: ``POST /exam/api/admin/revoke`` with the admin token;
+- ``status``: ``/exam/api/health``, ``/.well-known/did.json`` and ``/credentials/status/N``.
+
+``deps`` holds the dependencies they share (the learner key, the service, the settings).
+"""
