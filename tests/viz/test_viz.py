@@ -7,7 +7,9 @@ import re
 import pytest
 from matplotlib.figure import Figure
 
+from nccl_course.cost.presets import PRESETS
 from nccl_course.sim import build_schedule
+from nccl_course.sim.registry import ALGORITHMS
 from nccl_course.viz import (
     algorithm_comparison_explorer,
     animation_html,
@@ -69,7 +71,54 @@ def test_comparison_marks_where_the_fastest_algorithm_changes():
     assert len(vertical) == len(data["switches"])
 
 
-def test_explorers_build_widgets():
+def _controls(box):
+    """The explorer's controls by their description."""
+    found = {}
+
+    def walk(widget):
+        if getattr(widget, "description", ""):
+            found[widget.description] = widget
+        for child in getattr(widget, "children", ()):
+            walk(child)
+
+    walk(box)
+    return found
+
+
+def test_schedule_explorer_follows_its_controls():
     box = schedule_explorer("broadcast", "ring", 3, chunks=2)
-    assert type(box).__name__ == "VBox"
-    assert type(algorithm_comparison_explorer("all_gather", "pcie-gen4")).__name__ == "VBox"
+    c = _controls(box)
+    schedule, step = box.state["shown"]
+    assert (schedule.collective, schedule.algorithm, schedule.p, step) == (
+        "broadcast",
+        "ring",
+        3,
+        0,
+    )
+    assert c["step"].max == schedule.num_steps
+
+    c["collective"].value = "all_reduce"  # the algorithm list follows the collective
+    assert tuple(c["algorithm"].options) == tuple(ALGORITHMS["all_reduce"])
+    c["algorithm"].value = "ring"
+    c["ranks"].value = 5
+    schedule, _ = box.state["shown"]
+    assert (schedule.collective, schedule.algorithm, schedule.p) == ("all_reduce", "ring", 5)
+    assert c["step"].max == schedule.num_steps == 2 * (5 - 1)  # ring all-reduce: 2(p-1) steps
+    c["step"].value = 3
+    assert box.state["shown"][1] == 3
+
+
+def test_comparison_explorer_redraws_what_was_chosen():
+    box = algorithm_comparison_explorer("all_gather", "pcie-gen4")
+    c = _controls(box)
+    assert c["ranks"].value == PRESETS["pcie-gen4"].ranks
+    assert box.state["title"].startswith("all_gather on ")
+    c["collective"].value = "all_reduce"
+    assert box.state["title"].startswith("all_reduce on ")
+    assert f"{PRESETS['pcie-gen4'].ranks} ranks" in box.state["title"]
+    c["ranks"].value = 12
+    assert "12 ranks" in box.state["title"]
+    other = next(name for name in PRESETS if PRESETS[name].ranks != 12)
+    c["preset"].value = other  # a new machine starts from its own rank count
+    assert c["ranks"].value == PRESETS[other].ranks
+    assert f"{PRESETS[other].ranks} ranks" in box.state["title"]

@@ -39,6 +39,7 @@ def schedule_explorer(
         with out:
             out.clear_output(wait=True)
             fig = draw_schedule(state["schedule"], step=step.value)
+            state["shown"] = (state["schedule"], step.value)
             display(fig)
             plt.close(fig)
 
@@ -51,7 +52,9 @@ def schedule_explorer(
         widget.observe(rebuild, names="value")
     step.observe(redraw, names="value")
     rebuild()
-    return w.VBox([w.HBox([coll, algo]), w.HBox([ranks, depth]), step, out])
+    box = w.VBox([w.HBox([coll, algo]), w.HBox([ranks, depth]), step, out])
+    box.state = state  # what is shown: ("schedule", step), for tests and for notebook readers
+    return box
 
 
 def algorithm_comparison_explorer(
@@ -70,14 +73,28 @@ def algorithm_comparison_explorer(
     nranks = w.IntSlider(value=ranks or PRESETS[preset].ranks, min=2, max=64, description="ranks")
     out = w.Output()
 
+    state = {}
+
     def redraw(*_):
         with out:
             out.clear_output(wait=True)
             fig = plot_algorithm_comparison(coll.value, pre.value, ranks=nranks.value)
+            state["title"] = fig.axes[0].get_title()
             display(fig)
             plt.close(fig)
 
-    for widget in (coll, pre, nranks):
-        widget.observe(redraw, names="value")
+    def on_preset(change):
+        # A preset describes a machine: start from its rank count (one redraw, by the slider,
+        # if that changes it).
+        if nranks.value != PRESETS[change["new"]].ranks:
+            nranks.value = PRESETS[change["new"]].ranks
+        else:
+            redraw()
+
+    coll.observe(redraw, names="value")
+    pre.observe(on_preset, names="value")
+    nranks.observe(redraw, names="value")
     redraw()
-    return w.VBox([w.HBox([coll, pre, nranks]), out])
+    box = w.VBox([w.HBox([coll, pre, nranks]), out])
+    box.state = state  # the title of the plot shown, for tests and for notebook readers
+    return box
