@@ -16,7 +16,7 @@ from nccl_course.certs import Issuer, render_certificate
 
 HERE = Path(__file__).resolve().parent / "examples"
 ISSUER_ID = "did:web:127.0.0.1%3A8000"
-VERIFY_URL = "http://127.0.0.1:8000/verify"
+VERIFY_URL = "http://127.0.0.1:8000/exam/verify"
 
 
 def write(name: str, data: dict) -> None:

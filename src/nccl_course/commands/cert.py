@@ -15,7 +15,7 @@ from pathlib import Path
 
 DEFAULT_ISSUER = "did:web:127.0.0.1%3A8000"
 DEFAULT_NAME = "nccl-course"
-DEFAULT_VERIFY_URL = "http://127.0.0.1:8000/verify"
+DEFAULT_VERIFY_URL = "http://127.0.0.1:8000/exam/verify"
 
 
 def register(subparsers) -> None:
