@@ -40,6 +40,8 @@ PROCESS_NAMES = frozenset(
 SLOW_TESTS = (
     # benchmarks/bench_exam_load.py starts `nccl-course serve` in a subprocess
     "tests/exam/test_bench_smoke.py::test_bench_exam_load_small",
+    # in-process, but about 900 generated requests (30 s): part of `make test`, not the inner loop
+    "tests/exam/test_fuzz.py::test_no_request_makes_a_server_error",
 )
 
 

@@ -65,3 +65,18 @@ def test_pdf(signed, tmp_path):
 def test_other_formats_are_refused(signed, tmp_path):
     with pytest.raises(ValueError, match=".pdf or .png"):
         render_certificate(signed, tmp_path / "cert.svg", VERIFY_URL)
+
+
+def test_a_certificate_is_as_readable_as_its_folder(signed, tmp_path):
+    """0644 in an ordinary folder; 0600 in a private one (the server's data folder)."""
+    import os
+    import stat
+
+    ordinary, private = tmp_path / "ordinary", tmp_path / "private"
+    ordinary.mkdir()
+    private.mkdir()
+    os.chmod(ordinary, 0o755)
+    os.chmod(private, 0o700)
+    for folder, mode in ((ordinary, 0o644), (private, 0o600)):
+        out = render_certificate(signed, folder / "cert.png", VERIFY_URL)
+        assert stat.S_IMODE(out.stat().st_mode) == mode

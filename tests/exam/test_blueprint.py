@@ -14,6 +14,7 @@ from nccl_course.exam.blueprint import (
     fit_to_banks,
     instance_seed,
     load_blueprint,
+    lookup_share,
 )
 from nccl_course.quiz.keys import correct_response, wrong_response
 
@@ -126,8 +127,10 @@ def test_repository_exam_draws_from_real_banks():
 
 
 def test_repository_exam_cannot_be_passed_by_looking_answers_up():
-    """Practice pages carry the fixed questions' answers; the fresh (parameterised) questions
-    the exam guarantees must keep a look-up-only score below the pass mark, in every draw."""
+    """Practice pages carry the fixed questions' answers (and printed variants of the
+    parameterised ones, which the draw avoids); the fresh questions the exam guarantees must keep
+    a look-up-only score below the pass mark, in every draw (tests/exam/test_freshness.py checks
+    2,000 draws against the pages' variants)."""
     from nccl_course.quiz import load_banks
 
     banks = load_banks(REPO / "quizzes")
@@ -139,6 +142,7 @@ def test_repository_exam_cannot_be_passed_by_looking_answers_up():
         by_id = {(c, q.id): q for c, bank in banks.items() for q in bank.questions}
         fixed = sum(1 for d in drawn if not by_id[(d.chapter, d.question_id)].parameterized)
         assert fixed / len(drawn) <= blueprint.lookup_ceiling + 1e-12
+        assert lookup_share(drawn) == fixed / len(drawn) < blueprint.pass_score
 
 
 def test_fresh_counts_are_honoured_and_checked(quizzes_dir):

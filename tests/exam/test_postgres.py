@@ -207,3 +207,16 @@ def test_postgres_lifecycle_concurrent_saves_and_submits(pg_client):
     assert client.post("/exam/api/verify", json=credential).json()["ok"] is True
     refused = client.post("/exam/api/attempts", headers=headers)
     assert refused.status_code == 409
+
+
+def test_postgres_refuses_nul_characters_instead_of_failing(pg_client):
+    """PostgreSQL text cannot hold U+0000: ids with one are refused (422), not a 500."""
+    from tests.exam.conftest import Learner
+    from tests.exam.test_fuzz import assert_nul_refused
+
+    app, client = pg_client
+    learner = Learner(client)
+    learner.start()
+    assert_nul_refused(client, learner.headers, "pg-admin")
+    # the learner's own requests still work after the refusals
+    assert client.get("/exam/api/me", headers=learner.headers).status_code == 200

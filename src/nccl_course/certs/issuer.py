@@ -7,7 +7,9 @@ Everything lives under ``data_dir/certs/<issuer>/`` (never in the repository):
 - ``registry.sqlite``: which status-list index each issued credential holds, and which are
   revoked. Indices are drawn at random (Bitstring Status List privacy advice) and SQLite's
   constraints keep two processes from taking the same one.
-- ``issuer.json``: public settings (identifier, name, URLs) for the command line.
+- ``issuer.json``: settings (identifier, name, URLs) for the command line.
+
+The issuer's folder is 0700 and its files 0600, like everything in the exam server's data folder.
 
 The issuer stores no credential; the caller (the exam server) does.
 """
@@ -127,7 +129,7 @@ class Issuer:
         if not (issuer_id.startswith("did:web:") or issuer_id.startswith("did:key")):
             raise ValueError(f"issuer_id {issuer_id!r} must be a did:web or did:key identifier")
         folder = issuer_folder(Path(data_dir), issuer_id)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         (folder / "keys").mkdir(mode=0o700, exist_ok=True)
         os.chmod(folder / "keys", 0o700)
         with _locked(folder):
@@ -143,7 +145,7 @@ class Issuer:
                 "name": name,
                 "verify_url": verify_url,
             }
-            _write_json(folder / "issuer.json", settings, 0o644)
+            _write_json(folder / "issuer.json", settings, 0o600)
         issuer = cls(folder, issuer_id, name, verify_url)
         if issuer_id.startswith("did:key:") and issuer_id != issuer.issuer_id:
             raise ValueError(f"{issuer_id} is not this data folder's key ({issuer.issuer_id})")
@@ -245,6 +247,9 @@ class Issuer:
 
     def _registry(self) -> sqlite3.Connection:
         path = self.folder / "registry.sqlite"
+        # Created 0600 before SQLite opens it: SQLite gives -wal and -shm the same mode.
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(

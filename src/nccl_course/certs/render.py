@@ -347,7 +347,9 @@ def _save_atomically(fig: Figure, out_path: Path, options: dict) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             fig.savefig(handle, **options)
-        os.chmod(tmp, 0o644)
+        # As readable as the folder it lands in: 0644 in an ordinary folder, 0600 in a
+        # private one (the exam server's data folder: a certificate names its learner).
+        os.chmod(tmp, 0o600 | (0o044 & os.stat(folder).st_mode))
         os.replace(tmp, out_path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

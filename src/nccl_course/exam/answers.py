@@ -10,6 +10,7 @@ transaction and refuse one of them alone.
 from __future__ import annotations
 
 import json
+import math
 
 from sqlalchemy import bindparam, func, select
 
@@ -24,18 +25,29 @@ MAX_RESPONSE_BYTES = 4096
 
 def check_response(response) -> None:
     """Responses are small JSON values: a number, a string, or a list of them (nested lists
-    allowed for matching). The grader judges the content; this only bounds the shape."""
+    allowed for matching). The grader judges the content; this only bounds the shape. NaN
+    and Infinity are refused (JSON has no such numbers: such an answer could be stored but
+    never sent back), and so are strings that are not Unicode text."""
 
     def ok(value, depth):
-        if value is None or isinstance(value, (bool, int, float, str)):
+        if isinstance(value, float):
+            return math.isfinite(value)
+        if value is None or isinstance(value, (bool, int, str)):
             return True
         if isinstance(value, list) and depth < 3:
             return all(ok(v, depth + 1) for v in value)
         return False
 
     if not ok(response, 0):
-        raise Invalid("bad_response", "an answer is a number, a string or a list of them")
-    if len(json.dumps(response)) > MAX_RESPONSE_BYTES:
+        raise Invalid("bad_response", "an answer is a number, a string or a list of them (not NaN)")
+    try:
+        size = len(json.dumps(response, allow_nan=False))
+        json.dumps(response, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise Invalid("bad_response", "an answer holds a string that is not Unicode text") from None
+    except (ValueError, TypeError):  # an integer past Python's digit limit
+        raise Invalid("bad_response", "an answer is a number, a string or a list of them") from None
+    if size > MAX_RESPONSE_BYTES:
         raise TooLarge("response_too_large", f"an answer is at most {MAX_RESPONSE_BYTES} B")
 
 

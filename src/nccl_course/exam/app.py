@@ -13,7 +13,10 @@ the routers are in ``nccl_course.exam.routes``):
 - ``POST /exam/api/attempts/{id}/submit`` close and grade (idempotent)
 - ``GET /exam/api/attempts/{id}/credential`` the signed credential (JSON download)
 - ``GET /exam/api/attempts/{id}/certificate.pdf`` / ``.png`` the printable certificate
-- ``POST /exam/api/verify`` a credential (or ``{credential}``) -> ``{ok, reason, checks}``
+- ``POST /exam/api/verify`` a credential (or ``{credential}``, or ``{id}``) -> ``{verdict,
+  ok, reason, checks, summary, unverified_claims}``: VALID only for this server's own issuers
+  and status lists; verified in a worker process under a CPU-time cap
+  (``nccl_course.exam.verifier``)
 - ``POST /exam/api/admin/revoke`` ``{credential_id, reason}`` with the admin token
 - ``GET /exam/api/health`` liveness and the database in use
 - ``GET /.well-known/did.json`` the issuer's DID document (did:web)
@@ -21,7 +24,9 @@ the routers are in ``nccl_course.exam.routes``):
 
 A refusal is ``{"error": CODE, "detail": SENTENCE}`` with the HTTP status of its kind
 (``HTTP_STATUS``): the service raises ``nccl_course.exam.errors.ExamError`` and only this module
-knows about status codes.
+knows about status codes. A request FastAPI itself refuses (a path parameter of the wrong
+type) gets the same shape, 422. Bodies are bounded per route before they are parsed
+(``nccl_course.exam.routes.body``: 413 past the limit, 422 for what is not JSON).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import contextlib
 import logging
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from nccl_course.exam.banks import QuizEngine
@@ -42,6 +48,7 @@ from nccl_course.exam.routes import admin, attempts, credentials, pages, status
 from nccl_course.exam.routes.deps import NO_STORE
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
+from nccl_course.exam.verifier import VerifierPool
 
 log = logging.getLogger("nccl_course.exam")
 
@@ -65,6 +72,19 @@ async def exam_error(_request: Request, exc: ExamError) -> JSONResponse:
     )
 
 
+async def request_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's own refusals (a path parameter of the wrong type) in the same shape."""
+    problems = []
+    for error in exc.errors()[:5]:
+        where = " ".join(str(part) for part in error.get("loc", ()))
+        problems.append(f"{where}: {error.get('msg', 'invalid')}"[:200])
+    return JSONResponse(
+        {"error": "bad_request", "detail": "; ".join(problems) or "invalid request"},
+        status_code=HTTP_STATUS["invalid"],
+        headers=NO_STORE,
+    )
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app: migrate the database to the newest schema (rows are kept), load the
     blueprint and the banks, open the issuer. Problems with banks are logged, not fatal."""
@@ -79,11 +99,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for line in service.problems:
         log.warning("exam: %s", line)
     writer = GroupCommitWriter(service.answers)
+    verifier = VerifierPool()  # worker processes start on the first verification
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
         yield
         writer.close()  # answers already queued are committed and acknowledged first
+        verifier.close()
 
     app = FastAPI(
         title="nccl-course server",
@@ -96,7 +118,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = db
     app.state.service = service
     app.state.writer = writer
+    app.state.verifier = verifier
     app.add_exception_handler(ExamError, exam_error)
+    app.add_exception_handler(RequestValidationError, request_error)
 
     app.include_router(pages.router)
     app.state.mathjax_url = pages.mount_static(app, settings)

@@ -16,7 +16,9 @@ Rules:
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import secrets
 from datetime import datetime, timedelta
 
@@ -53,6 +55,17 @@ PRIVATE_PUBLIC_FIELDS = ("seed",)
 def learner_view(public: dict) -> dict:
     """``public()`` without anything that would let a learner rebuild the key."""
     return {k: v for k, v in public.items() if k not in PRIVATE_PUBLIC_FIELDS}
+
+
+def readable_response(value):
+    """A stored response as the API may send it back. The answer route refuses what JSON
+    cannot carry, but a row written before (NaN, Infinity, a lone surrogate) or by other
+    means must not break the attempt's view or its grading: such a value reads as None."""
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (ValueError, TypeError, UnicodeEncodeError, RecursionError):
+        return None
+    return value
 
 
 def past_deadline(deadline_at: datetime, grace_s: float = DEADLINE_GRACE_S) -> bool:
@@ -244,7 +257,7 @@ class Attempts:
         for q in questions:
             item = {"index": q.position, "chapter": q.chapter, "question": q.public}
             answer = answers.get(q.position)
-            item["response"] = answer.response if answer else None
+            item["response"] = readable_response(answer.response) if answer else None
             item["revision"] = answer.revision if answer else 0
             if attempt.status != "open":
                 item["score"] = q.score
@@ -312,8 +325,16 @@ class Attempts:
         cannot change what this attempt is graded against)."""
         if answer is None:
             return 0.0, False, "Not answered."
-        grade = self.engine.grade_key(q.key, answer.response)
-        score = min(1.0, max(0.0, float(grade.score)))
+        response = readable_response(answer.response)
+        if response is None and answer.response is not None:
+            return 0.0, False, "The saved answer could not be read, so it scores nothing."
+        try:
+            grade = self.engine.grade_key(q.key, response)
+            score = float(grade.score)
+        except Exception:  # a stored value the grader does not expect: never a failed submit
+            log.exception("question %s: the saved answer could not be graded", q.question_id)
+            return 0.0, False, "The saved answer could not be graded, so it scores nothing."
+        score = min(1.0, max(0.0, score)) if math.isfinite(score) else 0.0
         feedback = str(grade.feedback or "")
         if grade.expected and not grade.correct:
             feedback += f"\n\nExpected: {grade.expected}"

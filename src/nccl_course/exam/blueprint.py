@@ -11,9 +11,16 @@ from the attempt seed and its position, so parameterised questions get fresh num
 attempt while the server can always rebuild exactly what a learner saw.
 
 The practice pages show every bank's fixed questions with their answers (practice grades in the
-browser). A zone's ``fresh: N`` makes N of its draws parameterised questions, whose numbers are
-new in every attempt, and ``fit_to_banks`` reports a blueprint whose *look-up ceiling* (the score
-of someone who knows every fixed answer and computes nothing) reaches the pass mark.
+browser), and a few variants of each parameterised question with theirs
+(``nccl_course.quiz.printed``: the seeds the pages print). A zone's ``fresh: N`` makes N of its
+draws parameterised questions, and every parameterised question of an attempt is drawn *fresh*:
+an instance that coincides with a printed variant (same numbers, same prompt, or an answer that
+copied from one is graded right) is redrawn with the next derived seed, up to MAX_REDRAWS times,
+then from the question's first unprinted seed (``PrintedVariants.witness_seed``); a question
+with no unprinted draw is never a fresh pick. So in every attempt the look-up score (one point
+per question whose answer the pages give away) is at most the blueprint's *look-up ceiling*,
+(questions - fresh) / questions: ``draw_questions`` checks it for each draw, and ``fit_to_banks``
+reports a blueprint whose ceiling reaches the pass mark.
 """
 
 from __future__ import annotations
@@ -25,6 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from nccl_course.quiz.printed import WITNESS_SCAN, PrintedVariants, printed_variants
+
+# Redraws of an instance that coincides with a printed variant, before the question's witness
+# seed. The densest bank question (8 possible draws, 5 printed) coincides ~2 times in 3, so 64
+# redraws all fail about once in 10^12 attempts, and the witness covers even that.
+MAX_REDRAWS = 64
 
 
 class BlueprintError(ValueError):
@@ -57,8 +71,9 @@ class Blueprint:
 
     @property
     def lookup_ceiling(self) -> float:
-        """The highest score reachable by looking answers up in the public banks: every question
-        counts except the guaranteed fresh ones."""
+        """The highest score reachable by looking answers up in the practice pages, in any draw:
+        every question counts except the guaranteed fresh ones, which never coincide with a
+        printed variant (``draw_questions`` checks each draw against it)."""
         total = self.question_count
         return (total - sum(z.fresh for z in self.zones)) / total if total else 0.0
 
@@ -70,6 +85,9 @@ class DrawnQuestion:
     question_id: str
     instance_seed: int
     instance: object  # nccl_course.quiz QuestionInstance
+    # True when the practice pages give its answer away: a fixed question, or a parameterised
+    # one none of whose draws is unprinted (never one of a zone's fresh picks).
+    lookup: bool = False
 
 
 def load_blueprint(path: Path) -> Blueprint:
@@ -142,9 +160,11 @@ def load_blueprint(path: Path) -> Blueprint:
 
 def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
     """Keep the zones whose chapter bank exists; record a problem line for each that does not
-    (or that holds fewer questions than the zone draws)."""
+    (or that holds fewer questions than the zone draws, or fewer that can be drawn fresh than
+    the zone's ``fresh``), and one when the look-up ceiling reaches the pass mark."""
     zones: list[Zone] = []
     problems: list[str] = []
+    printed = printed_variants(banks)
     for zone in blueprint.zones:
         bank = banks.get(zone.chapter)
         if bank is None:
@@ -167,11 +187,18 @@ def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
                 title=zone.title,
                 fresh=min(zone.fresh, available),
             )
-        parameterised = sum(1 for q in bank.questions if q.parameterized)
+        for q in bank.questions:
+            if q.parameterized and not printed.can_be_fresh(q):
+                problems.append(
+                    f"question {q.uid}: none of its first {WITNESS_SCAN} draws differs from the "
+                    f"variants the practice pages print; it is never a fresh pick (give its "
+                    f"generator more values)"
+                )
+        parameterised = sum(1 for q in bank.questions if printed.can_be_fresh(q))
         if parameterised < zone.fresh:
             problems.append(
                 f"zone '{zone.chapter}' wants {zone.fresh} fresh questions but its bank has "
-                f"{parameterised} parameterised ones; drawing {parameterised}"
+                f"{parameterised} parameterised ones with unprinted draws; drawing {parameterised}"
             )
             zone = Zone(chapter=zone.chapter, draw=zone.draw, title=zone.title, fresh=parameterised)
         zones.append(zone)
@@ -197,36 +224,73 @@ def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
     return fitted
 
 
-def instance_seed(attempt_seed: int, position: int) -> int:
-    """A 63-bit seed for question ``position`` of an attempt (fits a signed BIGINT)."""
-    digest = hashlib.sha256(f"nccl-course-exam:{attempt_seed}:{position}".encode()).digest()
+def instance_seed(attempt_seed: int, position: int, redraw: int = 0) -> int:
+    """A 63-bit seed for question ``position`` of an attempt (fits a signed BIGINT); ``redraw``
+    numbers the seeds tried after one whose instance coincides with a printed variant."""
+    tail = f":{redraw}" if redraw else ""
+    digest = hashlib.sha256(f"nccl-course-exam:{attempt_seed}:{position}{tail}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def fresh_instance(question, attempt_seed: int, position: int, printed: PrintedVariants):
+    """``(seed, instance, lookup)`` for question ``position`` of an attempt: the first derived
+    seed whose instance coincides with no printed variant, else the question's witness seed;
+    ``lookup`` is True only for a fixed question or one with no unprinted draw."""
+    if not question.parameterized:
+        seed = instance_seed(attempt_seed, position)
+        return seed, question.instantiate(seed), True
+    for redraw in range(MAX_REDRAWS):
+        seed = instance_seed(attempt_seed, position, redraw)
+        instance = question.instantiate(seed)
+        if not printed.coincides(instance):
+            return seed, instance, False
+    witness = printed.witness_seed(question)
+    if witness is not None:
+        return witness, question.instantiate(witness), False
+    seed = instance_seed(attempt_seed, position)  # every draw is printed: not a fresh question
+    return seed, question.instantiate(seed), True
+
+
+def lookup_share(drawn: list[DrawnQuestion]) -> float:
+    """The share of an attempt's points that looking answers up in the practice pages gets."""
+    return sum(d.lookup for d in drawn) / len(drawn) if drawn else 0.0
 
 
 def draw_questions(blueprint: Blueprint, banks: dict, attempt_seed: int) -> list[DrawnQuestion]:
     """The questions of one attempt: zones in blueprint order, questions sampled without
-    replacement within a zone, each instantiated with its own derived seed."""
+    replacement within a zone (each zone's ``fresh`` first, among the parameterised questions
+    with unprinted draws), each instantiated with its own derived seed, redrawn while it
+    coincides with a variant the practice pages print (``fresh_instance``). Raises
+    RuntimeError if the look-up share of the draw exceeds the blueprint's look-up ceiling (the
+    construction rules it out; the check keeps the guarantee from drifting)."""
     rng = random.Random(attempt_seed)
+    printed = printed_variants(banks)
     drawn: list[DrawnQuestion] = []
     for zone in blueprint.zones:
         questions = list(banks[zone.chapter].questions)
-        fresh_pool = [q for q in questions if q.parameterized]
+        fresh_pool = [q for q in questions if printed.can_be_fresh(q)]
         picked = rng.sample(fresh_pool, zone.fresh)
         rest = [q for q in questions if q not in picked]
         picked += rng.sample(rest, zone.draw - zone.fresh)
         rng.shuffle(picked)
         for question in picked:
             position = len(drawn)
-            seed = instance_seed(attempt_seed, position)
+            seed, instance, lookup = fresh_instance(question, attempt_seed, position, printed)
             drawn.append(
                 DrawnQuestion(
                     position=position,
                     chapter=zone.chapter,
                     question_id=str(question.id),
                     instance_seed=seed,
-                    instance=question.instantiate(seed),
+                    instance=instance,
+                    lookup=lookup,
                 )
             )
+    if drawn and lookup_share(drawn) > blueprint.lookup_ceiling + 1e-12:
+        raise RuntimeError(
+            f"attempt {attempt_seed}: {lookup_share(drawn):.1%} of the points can be looked up, "
+            f"above the blueprint's look-up ceiling {blueprint.lookup_ceiling:.1%}"
+        )
     return drawn
 
 

@@ -1,10 +1,18 @@
 """Credentials on the server: the issuer's files, and the credentials issued for attempts.
 
-- ``CredentialDesk``: one issuer (keys and status list in the data folder), verification
-  against it, and rendered certificates cached on disk. All the cryptography and the credential
-  format live in ``nccl_course.certs``; the desk only decides where files go and serialises
-  access (the issuer allocates status-list indices and rewrites its status list, so one thread
-  at a time).
+- ``CredentialDesk``: one issuer (keys and status list in the data folder), what a
+  verification here needs and this server's verdict, and rendered certificates cached on disk.
+  All the cryptography and the credential format live in ``nccl_course.certs``; the desk only
+  decides where files go and serialises access (the issuer allocates status-list indices and
+  rewrites its status list, so one thread at a time).
+
+  Verification here trusts only this server's own issuers: the current one and every earlier
+  one whose keys are in the data folder (``data_dir/certs/<issuer>/``: another
+  ``--public-url`` gave another did:web), so credentials issued before a change still verify.
+  A credential is VALID only if its issuer is one of them, its key is in that issuer's DID
+  document, its signature and dates hold, and its status entry is in that issuer's own status
+  list and not set; anything else is NOT VALID, with the reason (nothing stays "cannot
+  check"). The verification itself runs in a worker process (``nccl_course.exam.verifier``).
 - ``IssuedCredentials``: the database side. A passed attempt gets exactly one credential,
   issued when it is submitted (or, if that failed, on the next download); the learner downloads
   it with their key, anyone can have a credential this server issued verified by its id, and
@@ -17,20 +25,33 @@ import hashlib
 import json
 import logging
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import select
 
-from nccl_course.certs import Issuer, render_certificate, verify
-from nccl_course.certs.credential import CredentialFormatError
+from nccl_course.certs import Issuer, render_certificate
+from nccl_course.certs.fields import as_list, issuer_id, short
+from nccl_course.certs.result import CANNOT_CHECK, FAILED, NOT_CHECKED, NOT_VALID, VALID
 from nccl_course.exam.blueprint import json_roundtrip
 from nccl_course.exam.db import Database
-from nccl_course.exam.errors import Conflict, Invalid, NotFound
+from nccl_course.exam.errors import Conflict, NotFound
 from nccl_course.exam.learners import find_attempt, find_learner
 from nccl_course.exam.models import Attempt, IssuedCredential, Learner, as_utc, utcnow
 
 log = logging.getLogger("nccl_course.exam")
 CERTIFICATE_DIR = "certificates"
+ISSUERS_DIR = "certs"  # data_dir/certs/<issuer>/ (nccl_course.certs.issuer.issuer_folder)
+
+
+@dataclass
+class VerificationPlan:
+    """What ``nccl_course.certs.verify.verify`` gets for one credential on this server
+    (``options``: its keyword arguments), and what this server requires beyond it."""
+
+    options: dict = field(default_factory=dict)
+    # Why the credential's status entry is not in its issuer's own status list (None: it is).
+    status_problem: str | None = None
 
 
 class CredentialDesk:
@@ -43,6 +64,8 @@ class CredentialDesk:
             settings.issuer_name,
             settings.verify_url,
         )
+        self._issuers: dict[str, Issuer] = {}
+        self._issuer_folders: tuple[str, ...] | None = None
 
     def issue(self, **fields) -> dict:
         with self._lock:
@@ -64,32 +87,89 @@ class CredentialDesk:
         with self._lock:
             return self.issuer.status_lists()
 
-    def status_list_for_credential(self, credential: dict) -> dict | None:
-        """This issuer's status list that the credential points at, or None if it points
-        elsewhere (verification then reports the status check as failed)."""
-        status = credential.get("credentialStatus") if isinstance(credential, dict) else None
-        entries = status if isinstance(status, list) else [status]
-        for entry in entries:
-            url = entry.get("statusListCredential") if isinstance(entry, dict) else None
-            for number in self.status_list_numbers():
-                if url == self.issuer.status_list_url(number):
-                    return self.status_list_credential(number)
-        return None
-
-    def verify(self, credential: dict) -> dict:
-        """Verify against this issuer (the one trusted issuer), its DID document and current
-        status list (no network). A document the verifier will not examine (too large, too
-        deep, wrong types) is refused as Invalid."""
+    def known_issuers(self) -> dict[str, Issuer]:
+        """Every issuer this server holds keys for, by DID: the current one and each earlier
+        one in ``data_dir/certs/`` (read again when a folder appears there). A folder that
+        cannot be opened is skipped with a warning."""
+        root = Path(self.settings.data_dir) / ISSUERS_DIR
         try:
-            result = verify(
-                credential,
-                trusted_issuers=(self.issuer.issuer_id,),
-                did_document=self.did_document(),
-                status_list=self.status_list_for_credential(credential),
-            )
-        except CredentialFormatError as exc:
-            raise Invalid("malformed_credential", str(exc)) from None
-        return json.loads(json.dumps(result.as_dict(), default=str))
+            names = tuple(sorted(p.name for p in root.iterdir() if (p / "issuer.json").is_file()))
+        except OSError:
+            names = ()
+        with self._lock:
+            if names != self._issuer_folders:
+                found = {self.issuer.issuer_id: self.issuer}
+                for name in names:
+                    folder = root / name
+                    if folder.resolve() == self.issuer.folder.resolve():
+                        continue
+                    try:
+                        meta = json.loads((folder / "issuer.json").read_text(encoding="utf-8"))
+                        other = Issuer(
+                            folder, meta["issuer_id"], meta.get("name", ""), meta["verify_url"]
+                        )
+                    except Exception as exc:  # unreadable, no key, keys open to others ...
+                        log.warning(
+                            "issuer folder %s is not trusted for verification: %s", folder, exc
+                        )
+                        continue
+                    found.setdefault(other.issuer_id, other)
+                self._issuers, self._issuer_folders = found, names
+            return dict(self._issuers)
+
+    def verification_plan(self, credential: dict) -> VerificationPlan:
+        """The trusted issuers (this server's), and for a credential naming one of them its
+        DID document and the status lists its status entries point to (no network)."""
+        issuers = self.known_issuers()
+        plan = VerificationPlan({"trusted_issuers": sorted(issuers)})
+        issuer = issuers.get(issuer_id(credential) or "")
+        if issuer is None:
+            return plan  # verify() says why: the issuer check fails first
+        with self._lock:
+            plan.options["did_document"] = issuer.did_document()
+            lists = {issuer.status_list_url(n): n for n in issuer.status_lists()}
+            wanted: list[int] = []
+            entries = as_list(credential.get("credentialStatus"))
+            if not entries:
+                plan.status_problem = (
+                    f"the credential has no status entry; every credential {issuer.issuer_id} "
+                    "issues has one in its own status list, so that it can be revoked"
+                )
+            for entry in entries:
+                url = entry.get("statusListCredential") if isinstance(entry, dict) else None
+                if isinstance(url, str) and url in lists:
+                    if lists[url] not in wanted:
+                        wanted.append(lists[url])
+                elif plan.status_problem is None:
+                    plan.status_problem = (
+                        f"the status entry points to {short(url)}, which is not a status list of "
+                        f"{issuer.issuer_id} (its lists: {', '.join(lists)})"
+                    )
+            if wanted:
+                plan.options["status_list"] = [issuer.status_list_credential(n) for n in wanted]
+        return plan
+
+    @staticmethod
+    def conclude(plan: VerificationPlan, result: dict) -> dict:
+        """This server's verdict on ``verify()``'s result (``VerificationResult.as_dict()``):
+        VALID only if every check is ok and the status entry is in the issuer's own list.
+        What verify() could not check here (a status list elsewhere) is a failure: the
+        credential is NOT VALID on this server, with the reason."""
+        checks = result.get("checks") or []
+        if plan.status_problem and result.get("verdict") != NOT_VALID:
+            for check in checks:
+                if check["name"] == "status":
+                    check.update(status=FAILED, detail=plan.status_problem)
+        failed = next((c for c in checks if c["status"] == FAILED), None)
+        if failed is None and result.get("verdict") == CANNOT_CHECK:
+            failed = next((c for c in checks if c["status"] == NOT_CHECKED), None)
+            if failed is not None:
+                failed["status"] = FAILED
+        if failed is not None and result.get("verdict") != NOT_VALID:
+            result["verdict"] = NOT_VALID
+            result["reason"] = f"{failed['name']}: {failed['detail']}"
+        result["ok"] = result.get("verdict") == VALID and failed is None
+        return result
 
     def render(self, credential: dict, fmt: str) -> Path:
         """The certificate as .pdf or .png, rendered once per credential and kept."""
@@ -193,21 +273,33 @@ class IssuedCredentials:
         return credential
 
 
+def _text(value, limit: int = 200) -> str | None:
+    """A value of an untrusted document as short text, or None if it is not a scalar."""
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 def credential_summary(credential: dict) -> dict:
-    """What a person checking a credential wants to read, taken from the document itself."""
-    subject = credential.get("credentialSubject") if isinstance(credential, dict) else None
+    """What the credential *says* (learner, achievement, issuer, score), read from the
+    document itself: claims, true only if the credential verifies. Any shape is accepted."""
+    if not isinstance(credential, dict):
+        return {}
+    subject = credential.get("credentialSubject")
     subject = subject if isinstance(subject, dict) else {}
     name = None
-    for ident in subject.get("identifier") or []:
+    for ident in as_list(subject.get("identifier")):
         if isinstance(ident, dict) and ident.get("identityType") == "name":
-            name = ident.get("identityHash")
-    achievement = subject.get("achievement") if isinstance(subject.get("achievement"), dict) else {}
-    results = subject.get("result") or [{}]
+            name = _text(ident.get("identityHash"))
+    achievement = subject.get("achievement")
+    achievement = achievement if isinstance(achievement, dict) else {}
+    results = [r for r in as_list(subject.get("result")) if isinstance(r, dict)]
     issuer = credential.get("issuer")
     return {
         "learner": name,
-        "achievement": achievement.get("name"),
-        "issuer": issuer.get("name") if isinstance(issuer, dict) else issuer,
-        "valid_from": credential.get("validFrom"),
-        "score_percent": results[0].get("value") if isinstance(results[0], dict) else None,
+        "achievement": _text(achievement.get("name")),
+        "issuer": _text(issuer.get("name") if isinstance(issuer, dict) else issuer),
+        "valid_from": _text(credential.get("validFrom")),
+        "score_percent": _text(results[0].get("value")) if results else None,
     }

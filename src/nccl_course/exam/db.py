@@ -6,6 +6,18 @@ acknowledged answer. Write transactions on SQLite start with ``BEGIN IMMEDIATE``
 writers queue on the database lock (``busy_timeout``) instead of failing with "database is
 locked" when a read transaction tries to upgrade. PostgreSQL is selected by a
 ``postgresql://`` URL (driver psycopg 3).
+
+A SQLite database is private: its file is created with mode 0600 before SQLite opens it
+(SQLite gives the ``-wal`` and ``-shm`` files the mode of the database file), connections are
+opened under a umask of 077, and an existing database, WAL or shared-memory file that other
+users can read is made private (logged) or, if that is not allowed, refused
+(``nccl_course.exam.private_files``).
+
+PostgreSQL text cannot hold a NUL character (U+0000) and fails the statement, which used to
+surface as a server error for any request whose text reached a query (an attempt id in the
+path, a credential id in a body). On both databases a statement with such a string parameter
+is refused before it runs: ``Invalid`` (code ``nul_character``), a 422 like any malformed
+request, and the transaction stays usable.
 """
 
 from __future__ import annotations
@@ -16,8 +28,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event, inspect, make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+from nccl_course.exam.errors import Invalid
+from nccl_course.exam.private_files import create_private_file, private_umask, secure_paths
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -35,7 +50,52 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
+# The files of a SQLite database: the database itself and what SQLite keeps beside it.
+SQLITE_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL; None for an in-memory database or another database."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    database = parsed.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def make_sqlite_private(path: Path) -> None:
+    """Create the database file with mode 0600 if it is missing, and make the database and
+    its WAL/SHM/journal files private (``PrivateFileError`` if one cannot be)."""
+    path = Path(path)
+    if path.parent.is_dir():
+        create_private_file(path)
+    secure_paths(
+        [path.with_name(path.name + suffix) for suffix in SQLITE_FILE_SUFFIXES],
+        what=f"the database {path}",
+    )
+
+
+def _refuse_nul(_conn, _cursor, _statement, parameters, _context, executemany) -> None:
+    """Refuse a statement with a string parameter holding U+0000 (before it runs)."""
+    for row in parameters if executemany else (parameters,):
+        values = row.values() if isinstance(row, dict) else (row or ())
+        for value in values:
+            if isinstance(value, str) and "\x00" in value:
+                raise Invalid(
+                    "nul_character",
+                    "text with a NUL character (U+0000) cannot be stored or looked up",
+                )
+
+
 def _make_engine(url: str, *, immediate: bool = False) -> Engine:
+    engine = _make_bare_engine(url, immediate=immediate)
+    event.listen(engine, "before_cursor_execute", _refuse_nul)
+    return engine
+
+
+def _make_bare_engine(url: str, *, immediate: bool = False) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(
             url,
@@ -44,16 +104,14 @@ def _make_engine(url: str, *, immediate: bool = False) -> Engine:
             max_overflow=24,
         )
 
-        @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection, _record):
-            # Take BEGIN away from the sqlite3 module so we decide when and how it happens.
-            dbapi_connection.isolation_level = None
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=FULL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-            cursor.close()
+        @event.listens_for(engine, "do_connect")
+        def _private_connect(dialect, _record, cargs, cparams):
+            # Whatever SQLite creates while a connection opens and enters WAL mode (the
+            # database, its -wal and -shm files) is for this user only.
+            with private_umask():
+                dbapi_connection = dialect.connect(*cargs, **cparams)
+                _configure_sqlite(dbapi_connection)
+            return dbapi_connection
 
         @event.listens_for(engine, "begin")
         def _on_begin(conn):
@@ -61,6 +119,17 @@ def _make_engine(url: str, *, immediate: bool = False) -> Engine:
 
         return engine
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+def _configure_sqlite(dbapi_connection) -> None:
+    # Take BEGIN away from the sqlite3 module so we decide when and how it happens.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.close()
 
 
 class Database:
@@ -74,6 +143,9 @@ class Database:
     def __init__(self, url: str):
         self.url = normalise_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
+        self.path = sqlite_path(self.url) if self.is_sqlite else None
+        if self.path is not None:
+            make_sqlite_private(self.path)
         self.engine = _make_engine(self.url)
         self.write_engine = (
             _make_engine(self.url, immediate=True) if self.is_sqlite else self.engine

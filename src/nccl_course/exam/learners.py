@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -59,6 +60,23 @@ def learner_json(learner: Learner) -> dict:
 class Learners:
     def __init__(self, db: Database):
         self.db = db
+        # Hashes of keys known to be valid (learners are never deleted and keys never change),
+        # so routes can check the key before reading a body without a query each time.
+        self._known_hashes: set[str] = set()
+
+    def is_known(self, token: str) -> bool:
+        """Whether a learner key was already seen valid (no database access)."""
+        return token_hash(token) in self._known_hashes
+
+    def authenticate(self, token: str | None) -> None:
+        """Unauthenticated unless ``token`` is a learner's key (one query, then remembered)."""
+        if token and self.is_known(token):
+            return
+        with self.db.read() as session:
+            find_learner(session, token)
+        if len(self._known_hashes) > 100_000:
+            self._known_hashes.clear()
+        self._known_hashes.add(token_hash(token))
 
     def register(self, name: str, email: str) -> tuple[Learner, str]:
         """A new learner and their key (the only time the key exists outside the browser)."""
@@ -66,6 +84,8 @@ class Learners:
         email = normalise_email(email or "")
         if not name or len(name) > MAX_NAME_CHARS:
             raise Invalid("bad_name", f"a name of 1 to {MAX_NAME_CHARS} characters")
+        if any(unicodedata.category(c) == "Cc" for c in name + email):
+            raise Invalid("bad_text", "a name and an email without control characters")
         if (
             not 3 <= len(email) <= MAX_EMAIL_CHARS
             or email.count("@") != 1

@@ -6,6 +6,11 @@ the issuer's keys and status list, the admin token, rendered certificates); the 
 ``quizzes/exam/blueprint.yml`` (a subfolder, which bank discovery never takes for a bank).
 ``DATABASE_URL`` selects another database (e.g. ``postgresql://user@host/db``);
 ``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token.
+
+The data folder is private (``nccl_course.exam.private_files``): it is created with mode 0700,
+and the first use of the settings (``resolved_database_url``, which the server calls first when
+it starts) checks it, takes the group and other bits off whatever in it is open to other
+users, logs each change, and refuses to go on if something cannot be changed.
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from nccl_course.exam.db import sqlite_url
+from nccl_course.exam.private_files import make_private_dir, secure_tree
 
 ADMIN_TOKEN_FILE = "admin-token"
 DATABASE_FILE = "course.db"
+# Folders the server writes into, created private with the data folder (the issuer's keys and
+# status registry: nccl_course.certs.issuer; rendered certificates:
+# nccl_course.exam.credentials.CERTIFICATE_DIR).
+PRIVATE_SUBDIRS = ("certs", "certificates")
 # The blueprint's place under the quizzes folder.
 BLUEPRINT_FILE = Path("exam") / "blueprint.yml"
 
@@ -40,6 +50,7 @@ class Settings:
     # built book's _static/vendor/mathjax, then in node_modules/mathjax/es5.
     mathjax_dir: Path | None = None
     extra: dict = field(default_factory=dict)
+    _data_dir_checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.data_dir = Path(self.data_dir).resolve()
@@ -66,10 +77,23 @@ class Settings:
         overrides.setdefault("admin_token", os.environ.get("NCCL_COURSE_ADMIN_TOKEN") or None)
         return cls(**{k: v for k, v in overrides.items() if v is not None})
 
+    def prepare_data_dir(self) -> Path:
+        """Create the data folder (mode 0700) or, the first time, check that it and
+        everything in it is private (``secure_tree``: changes are logged; raises
+        ``PrivateFileError`` naming the files and the ``chmod`` to run if some cannot be
+        made private)."""
+        if not self._data_dir_checked:
+            make_private_dir(self.data_dir)
+            secure_tree(self.data_dir)
+            for name in PRIVATE_SUBDIRS:
+                make_private_dir(self.data_dir / name)
+            self._data_dir_checked = True
+        return self.data_dir
+
     def resolved_database_url(self) -> str:
+        self.prepare_data_dir()
         if self.database_url:
             return self.database_url
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         return sqlite_url(self.data_dir / DATABASE_FILE)
 
     def resolved_admin_token(self) -> str:
@@ -77,7 +101,7 @@ class Settings:
         (mode 0600) and reused on every start."""
         if self.admin_token:
             return self.admin_token
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.prepare_data_dir()
         path = self.data_dir / ADMIN_TOKEN_FILE
         if path.exists():
             token = path.read_text(encoding="utf-8").strip()

@@ -9,7 +9,9 @@ The argument is the chapter id (the file stem in quizzes/). Every prompt, choice
 parsed as MyST markdown (so math and code render as in the rest of the book); each answer key goes
 into the page as JSON without feedback text, and static/nccl-quiz.js grades with the same rules
 as ``nccl_course.quiz.grading``. Parameterized questions get several pre-drawn variants and a
-"New variant" button. No kernel, no server, no network.
+"New variant" button that shows the next one. Which variants a page prints is
+``nccl_course.quiz.printed.printed_seeds`` (the exam draws around them; ``:variants:`` may print
+fewer, never more). No kernel, no server, no network.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from sphinx.util.docutils import SphinxDirective
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.parsing import load_bank
+from nccl_course.quiz.printed import PRINTED_VARIANTS, printed_seeds
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-quiz.js"
 CSS_FILE = "nccl-quiz.css"
-DEFAULT_VARIANTS = 5
+DEFAULT_VARIANTS = PRINTED_VARIANTS
 _KEY_TEXT_FIELDS = ("explanation", "feedback", "choice_feedback")
 
 
@@ -57,6 +60,18 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _variants_option(argument: str) -> int:
+    """``:variants: N``, 1 <= N <= PRINTED_VARIANTS: the exam treats that many as printed."""
+    n = directives.positive_int(argument)
+    if n > PRINTED_VARIANTS:
+        raise ValueError(
+            f"at most {PRINTED_VARIANTS}: the exam draws its fresh questions around the variants "
+            f"nccl_course.quiz.printed.printed_seeds gives, and a page printing more would give "
+            f"exam answers away"
+        )
+    return n
+
+
 def bank_dir_for(env) -> Path:
     """``nccl_quiz_dir`` under the book root; for a page built alone (whose confdir is its own
     folder) the nearest folder above that has it."""
@@ -75,7 +90,7 @@ class QuizDirective(SphinxDirective):
     optional_arguments = 0
     has_content = False
     option_spec = {
-        "variants": directives.positive_int,
+        "variants": _variants_option,
         "title": directives.unchanged,
         # Comma-separated tags: show only the bank's questions with at least one of them, so
         # several pages can share one bank without repeating the whole quiz.
@@ -116,7 +131,7 @@ class QuizDirective(SphinxDirective):
         if title:
             self._raw(root, f'<p class="nccl-quiz-title">{html.escape(title)}</p>')
         for number, question in enumerate(questions, start=1):
-            seeds = list(range(n_variants)) if question.parameterized else [0]
+            seeds = printed_seeds(question, n_variants)
             self._raw(
                 root,
                 f'<section class="nccl-quiz-question" data-qid="{question.id}" '

@@ -7,5 +7,6 @@
 - ``admin``: ``POST /exam/api/admin/revoke`` with the admin token;
 - ``status``: ``/exam/api/health``, ``/.well-known/did.json`` and ``/credentials/status/N``.
 
-``deps`` holds the dependencies they share (the learner key, the service, the settings).
+``deps`` holds the dependencies they share (the learner key, the service, the settings);
+``body`` reads and parses request bodies within each route's limits, after its key check.
 """

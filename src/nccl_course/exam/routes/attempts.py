@@ -1,28 +1,37 @@
 """The learner's API: the exam's rules, registration, attempts and answers.
 
-Learner routes take ``Authorization: Bearer LEARNER_KEY``.
+Learner routes take ``Authorization: Bearer LEARNER_KEY``. Bodies are read and parsed by
+``nccl_course.exam.routes.body`` within each route's limits, after the key is checked.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from fastapi.concurrency import run_in_threadpool
 
-from nccl_course.exam.learners import learner_json
-from nccl_course.exam.routes.deps import LearnerToken, ServiceDep, WriterDep, ok
+from nccl_course.exam.errors import Invalid
+from nccl_course.exam.learners import MAX_EMAIL_CHARS, MAX_NAME_CHARS, learner_json
+from nccl_course.exam.routes.body import (
+    ANSWER_BODY,
+    REGISTER_BODY,
+    documented,
+    read_object,
+    text_field,
+)
+from nccl_course.exam.routes.deps import LearnerToken, ServiceDep, SignedInToken, WriterDep, ok
 
 router = APIRouter(prefix="/exam/api")
 
-
-class Registration(BaseModel):
-    name: str
-    email: str
-
-
-class AnswerBody(BaseModel):
-    response: Any = None
+REGISTRATION = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
+        "email": {"type": "string", "minLength": 3, "maxLength": MAX_EMAIL_CHARS},
+    },
+    "required": ["name", "email"],
+}
+# A number, a string, or (nested) lists of them; the grader judges the content.
+ANSWER = {"type": "object", "properties": {"response": {}}, "required": ["response"]}
 
 
 @router.get("/exam")
@@ -45,10 +54,13 @@ def exam_info(service: ServiceDep, request: Request):
     )
 
 
-@router.post("/register")
-def register(body: Registration, service: ServiceDep):
-    """A new learner; the key in the answer is shown this once."""
-    learner, token = service.learners.register(body.name, body.email)
+@router.post("/register", openapi_extra=documented(REGISTRATION))
+async def register(request: Request, service: ServiceDep):
+    """A new learner, ``{name, email}``; the key in the answer is shown this once."""
+    body = await read_object(request, REGISTER_BODY)
+    name = text_field(body, "name", max_chars=MAX_NAME_CHARS * 4)
+    email = text_field(body, "email", max_chars=MAX_EMAIL_CHARS * 4)
+    learner, token = await run_in_threadpool(service.learners.register, name, email)
     return ok({"learner": learner_json(learner), "token": token}, 201)
 
 
@@ -67,12 +79,16 @@ def attempt(attempt_id: str, token: LearnerToken, service: ServiceDep):
     return ok(service.attempts.view(token, attempt_id))
 
 
-@router.put("/attempts/{attempt_id}/answers/{index}")
+@router.put("/attempts/{attempt_id}/answers/{index}", openapi_extra=documented(ANSWER))
 async def save_answer(
-    attempt_id: str, index: int, body: AnswerBody, token: LearnerToken, writer: WriterDep
+    attempt_id: str, index: int, request: Request, token: SignedInToken, writer: WriterDep
 ):
-    """Acknowledged once the answer is committed (batched with concurrent saves)."""
-    return ok(await writer.save_async(token, attempt_id, index, body.response))
+    """``{response}``; acknowledged once the answer is committed (batched with concurrent
+    saves). The key is checked before the body is read (``SignedInToken``)."""
+    body = await read_object(request, ANSWER_BODY)
+    if "response" not in body:
+        raise Invalid("missing_field", "the field 'response' is required")
+    return ok(await writer.save_async(token, attempt_id, index, body["response"]))
 
 
 @router.post("/attempts/{attempt_id}/submit")

@@ -6,14 +6,18 @@ thread pool (they only read the request; the answer-save route is the server's h
 
 from __future__ import annotations
 
+import secrets
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from nccl_course.exam.batching import GroupCommitWriter
+from nccl_course.exam.errors import Forbidden
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
+from nccl_course.exam.verifier import VerifierPool
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -47,9 +51,40 @@ async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
+async def get_verifier(request: Request) -> VerifierPool:
+    return request.app.state.verifier
+
+
+async def signed_in_token(
+    token: Annotated[str | None, Depends(bearer_token)],
+    service: Annotated[ExamService, Depends(get_service)],
+) -> str:
+    """The learner key, checked against the database before the route reads its body: a
+    request without a valid key costs one lookup (none once the key is known), never the
+    parsing of its body. Unauthenticated (401) otherwise."""
+    if token and service.learners.is_known(token):
+        return token
+    await run_in_threadpool(service.learners.authenticate, token)
+    return token
+
+
+async def admin_token(
+    token: Annotated[str | None, Depends(bearer_token)],
+    settings: Annotated[Settings, Depends(get_settings)],
+) -> None:
+    """The admin token, checked before the route reads its body: Forbidden (403) without it."""
+    given = (token or "").encode()
+    if not secrets.compare_digest(given, settings.resolved_admin_token().encode()):
+        raise Forbidden("forbidden", "the admin token is required")
+
+
 # The learner key (the same header carries the admin token on admin routes).
 LearnerToken = Annotated[str | None, Depends(bearer_token)]
 BearerToken = Annotated[str | None, Depends(bearer_token)]
 ServiceDep = Annotated[ExamService, Depends(get_service)]
 WriterDep = Annotated[GroupCommitWriter, Depends(get_writer)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+VerifierDep = Annotated[VerifierPool, Depends(get_verifier)]
+# A learner key already checked (401 before the body is read).
+SignedInToken = Annotated[str, Depends(signed_in_token)]
+AdminToken = Annotated[None, Depends(admin_token)]

@@ -13,7 +13,8 @@ router = APIRouter()
 
 
 @router.get("/exam/api/health")
-def health(service: ServiceDep):
+async def health(service: ServiceDep):
+    """On the event loop (no thread): it answers while threads and workers are busy."""
     return ok({"ok": True, "database": service.db.engine.dialect.name})
 
 

@@ -1,0 +1,54 @@
+"""The verify page never presents a failed credential's claims as facts: a credential that is
+NOT VALID (here: signed by an issuer that is not this course) shows its learner and score
+greyed and marked "unverified", apart from the verdict, and nothing under the verified
+summary. The server is a real subprocess; the page loads nothing from the network."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from nccl_course.certs import Issuer
+from tests.exam.conftest import write_quizzes
+from tests.support.server_process import ServerProcess
+
+
+def foreign_credential(folder) -> dict:
+    issuer = Issuer.load_or_create(
+        folder, "did:web:course.example.org", "nccl-course", "https://course.example.org/verify"
+    )
+    return issuer.issue(
+        learner_name="Mallory Claims",
+        learner_email="mallory@example.org",
+        exam_id="test-exam",
+        score=1.0,
+        passed_at=datetime(2026, 3, 14, tzinfo=timezone.utc),
+    )
+
+
+def test_failed_credential_claims_are_shown_as_unverified(offline_page, tmp_path):
+    page = offline_page.page
+    credential = foreign_credential(tmp_path / "elsewhere")
+    server = ServerProcess(
+        tmp_path / "data", quizzes=write_quizzes(tmp_path / "quizzes"), book=tmp_path / "no-book"
+    )
+    with server:
+        page.goto(server.url + "/exam/verify")
+        page.fill("#credential-text", json.dumps(credential))
+        page.click("#verify")
+        page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+        assert page.inner_text("#verdict") == "NOT VALID"
+        assert "which is not this course" in page.inner_text("#reason")
+        assert "Mallory" not in page.inner_text("#summary")
+        assert page.is_visible("#unverified")
+        claims = page.inner_text("#unverified")
+        assert "Mallory Claims" in claims and "unverified" in claims.lower()
+        assert "100.0 %" in claims
+
+        # not JSON at all: a message, no claims
+        page.fill("#credential-text", "{")
+        page.click("#verify")
+        page.wait_for_function("/not JSON/.test(document.querySelector('#reason').textContent)")
+        assert page.is_hidden("#unverified")
+    assert offline_page.external == []
+    assert offline_page.console_errors == []
