@@ -72,6 +72,20 @@ def past_deadline(deadline_at: datetime, grace_s: float = DEADLINE_GRACE_S) -> b
     return utcnow() > as_utc(deadline_at) + timedelta(seconds=grace_s)
 
 
+def questions_and_answers(session, attempt: Attempt) -> tuple[list, dict]:
+    """An attempt's drawn questions in order, and its saved answers by question index."""
+    questions = session.scalars(
+        select(AttemptQuestion)
+        .where(AttemptQuestion.attempt_id == attempt.id)
+        .order_by(AttemptQuestion.position)
+    ).all()
+    answers = {
+        a.question_index: a
+        for a in session.scalars(select(Answer).where(Answer.attempt_id == attempt.id))
+    }
+    return questions, answers
+
+
 def summary(attempt: Attempt, credential: IssuedCredential | None = None) -> dict:
     """An attempt in the learner's list; the score only once it is closed."""
     closed = attempt.status != "open"
@@ -233,15 +247,7 @@ class Attempts:
             self._close(learner, attempt_id, reason="expired")
         with self.db.read() as session:
             attempt = find_attempt(session, learner, attempt_id)
-            questions = session.scalars(
-                select(AttemptQuestion)
-                .where(AttemptQuestion.attempt_id == attempt.id)
-                .order_by(AttemptQuestion.position)
-            ).all()
-            answers = {
-                a.question_index: a
-                for a in session.scalars(select(Answer).where(Answer.attempt_id == attempt.id))
-            }
+            questions, answers = questions_and_answers(session, attempt)
             credential = session.scalar(
                 select(IssuedCredential).where(IssuedCredential.attempt_id == attempt.id)
             )
@@ -294,15 +300,7 @@ class Attempts:
             if attempt.status != "open":
                 return False
             late = past_deadline(attempt.deadline_at)
-            questions = session.scalars(
-                select(AttemptQuestion)
-                .where(AttemptQuestion.attempt_id == attempt.id)
-                .order_by(AttemptQuestion.position)
-            ).all()
-            answers = {
-                a.question_index: a
-                for a in session.scalars(select(Answer).where(Answer.attempt_id == attempt.id))
-            }
+            questions, answers = questions_and_answers(session, attempt)
             points = 0.0
             max_points = 0.0
             for q in questions:
