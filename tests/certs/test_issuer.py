@@ -359,11 +359,7 @@ def test_an_achievement_with_an_undefined_term_gives_its_index_back(fresh):
     }
     with pytest.raises(ValueError, match="'difficulty' is not defined"):
         issue(fresh, achievement=achievement)
-    conn = fresh._registry()
-    try:
-        assert conn.execute("SELECT COUNT(*) FROM allocation").fetchone()[0] == 0
-    finally:
-        conn.close()
+    assert fresh.registry.count() == 0
 
 
 def test_a_key_file_open_to_others_is_refused(fresh, tmp_path):

@@ -5,9 +5,12 @@ Everything lives under ``data_dir/certs/<issuer>/`` (never in the repository):
 - ``keys/key-N.json``: Ed25519 key pairs (Multikey encodings), mode 0600 in a 0700 folder.
   The highest N signs; older keys stay in the DID document so earlier credentials verify.
 - ``registry.sqlite``: which status-list index each issued credential holds, and which are
-  revoked. Indices are drawn at random (Bitstring Status List privacy advice) and SQLite's
-  constraints keep two processes from taking the same one.
-- ``issuer.json``: settings (identifier, name, URLs) for the command line.
+  revoked, unless the issuer is given another registry (``nccl_course.certs.registry``; the
+  exam server keeps it in its database). Indices are drawn at random (Bitstring Status List
+  privacy advice) and the registry's constraints keep two processes from taking the same one.
+- ``issuer.json``: settings (identifier, name, URLs) for the command line, and its history
+  (first and last use, ``keys_from``: a did:web made for a new public URL links its ``keys``
+  to those of the issuer used last instead of making a key; ``nccl_course.certs.history``).
 
 The issuer's folder is 0700 and its files 0600, like everything in the exam server's data folder.
 
@@ -21,8 +24,6 @@ import fcntl
 import json
 import os
 import re
-import secrets
-import sqlite3
 import stat
 import uuid
 from dataclasses import dataclass
@@ -42,10 +43,14 @@ from nccl_course.certs.multibase import (
     encode_ed25519_private,
     encode_ed25519_public,
 )
+from nccl_course.certs.registry import DuplicateCredential, IndexRegistry, SqliteIndexRegistry
 from nccl_course.certs.statuslist import MIN_ENTRIES, encode_bitstring
 
 # Start a new list before a list gets so full that random draws keep colliding.
 LIST_FILL_LIMIT = MIN_ENTRIES // 2
+# The status-list index registry the issuer keeps on its own (the exam server passes one kept
+# in its database instead: nccl_course.certs.registry).
+REGISTRY_FILE = "registry.sqlite"
 
 
 def default_data_dir() -> Path:
@@ -104,8 +109,17 @@ def _locked(folder: Path):
 class Issuer:
     """Issues, signs and revokes credentials for one issuer identity (did:web or did:key)."""
 
-    def __init__(self, folder: Path, issuer_id: str, name: str, verify_url: str):
+    def __init__(
+        self,
+        folder: Path,
+        issuer_id: str,
+        name: str,
+        verify_url: str,
+        registry: IndexRegistry | None = None,
+    ):
         self.folder = Path(folder)
+        # Where status-list indices are kept (default: registry.sqlite in the folder).
+        self.registry = registry or SqliteIndexRegistry(self.folder / REGISTRY_FILE)
         self._requested_id = issuer_id
         self.name = name
         self.verify_url = verify_url
@@ -119,7 +133,14 @@ class Issuer:
 
     # -- creation and keys -------------------------------------------------------------
     @classmethod
-    def load_or_create(cls, data_dir: Path, issuer_id: str, name: str, verify_url: str) -> Issuer:
+    def load_or_create(
+        cls,
+        data_dir: Path,
+        issuer_id: str,
+        name: str,
+        verify_url: str,
+        registry: IndexRegistry | None = None,
+    ) -> Issuer:
         """Open the issuer kept under ``data_dir``, creating its first key on first use.
 
         ``issuer_id`` is a did:web (``did:web:127.0.0.1%3A8000``) or did:key. Pass the bare
@@ -129,6 +150,10 @@ class Issuer:
         if not (issuer_id.startswith("did:web:") or issuer_id.startswith("did:key")):
             raise ValueError(f"issuer_id {issuer_id!r} must be a did:web or did:key identifier")
         folder = issuer_folder(Path(data_dir), issuer_id)
+        # A new did:web (another public URL) signs with the keys already here, never new ones.
+        from nccl_course.certs.history import adopt_keys, stamp_of
+
+        adopted = adopt_keys(Path(data_dir), folder, issuer_id)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         (folder / "keys").mkdir(mode=0o700, exist_ok=True)
         os.chmod(folder / "keys", 0o700)
@@ -145,11 +170,22 @@ class Issuer:
                 "name": name,
                 "verify_url": verify_url,
             }
+            # History for 'nccl-course cert issuers' (nccl_course.certs.history).
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                earlier = json.loads((folder / "issuer.json").read_text())
+                settings.update(
+                    {k: earlier[k] for k in ("first_used", "keys_from") if k in earlier}
+                )
+            settings.setdefault("first_used", stamp_of())
+            if adopted:
+                settings["keys_from"] = adopted
+            settings["last_used"] = stamp_of()
             _write_json(folder / "issuer.json", settings, 0o600)
-        issuer = cls(folder, issuer_id, name, verify_url)
+        issuer = cls(folder, issuer_id, name, verify_url, registry)
         if issuer_id.startswith("did:key:") and issuer_id != issuer.issuer_id:
             raise ValueError(f"{issuer_id} is not this data folder's key ({issuer.issuer_id})")
-        issuer._registry().close()
+        if isinstance(issuer.registry, SqliteIndexRegistry):
+            issuer.registry.connect().close()
         return issuer
 
     @classmethod
@@ -167,7 +203,10 @@ class Issuer:
             ids = ", ".join(
                 json.loads((p / "issuer.json").read_text())["issuer_id"] for p in folders
             )
-            raise LookupError(f"{data_dir} holds several issuers ({ids}); choose with --issuer")
+            raise LookupError(
+                f"{data_dir} holds several issuers ({ids}); choose with --issuer "
+                "('nccl-course cert issuers' says which is current)"
+            )
         settings = json.loads((folders[0] / "issuer.json").read_text())
         return cls(folders[0], settings["issuer_id"], settings["name"], settings["verify_url"])
 
@@ -245,85 +284,22 @@ class Issuer:
         """Where the server publishes status list ``list_number``: ORIGIN/credentials/status/N."""
         return f"{self.origin}/credentials/status/{list_number}"
 
-    def _registry(self) -> sqlite3.Connection:
-        path = self.folder / "registry.sqlite"
-        # Created 0600 before SQLite opens it: SQLite gives -wal and -shm the same mode.
-        with contextlib.suppress(FileExistsError):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS allocation (list INTEGER NOT NULL, idx INTEGER NOT NULL,"
-            " credential_id TEXT NOT NULL UNIQUE, issued_at TEXT NOT NULL,"
-            " PRIMARY KEY (list, idx))"
-        )
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS revocation (list INTEGER NOT NULL, idx INTEGER NOT NULL,"
-            " revoked_at TEXT NOT NULL, PRIMARY KEY (list, idx))"
-        )
-        os.chmod(path, 0o600)
-        return conn
-
     def _allocate(self, credential_id: str) -> tuple[int, int]:
-        conn = self._registry()
         try:
-            for _ in range(1000):
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    count = conn.execute("SELECT COUNT(*) FROM allocation").fetchone()[0]
-                    list_number = 1 + count // LIST_FILL_LIMIT
-                    index = secrets.randbelow(MIN_ENTRIES)
-                    conn.execute(
-                        "INSERT INTO allocation VALUES (?, ?, ?, ?)",
-                        (list_number, index, credential_id, _now()),
-                    )
-                    conn.execute("COMMIT")
-                    return list_number, index
-                except sqlite3.IntegrityError as exc:
-                    conn.execute("ROLLBACK")
-                    if "credential_id" in str(exc):
-                        raise ValueError(
-                            f"credential id {credential_id} was issued before"
-                        ) from None
-            raise RuntimeError("could not draw a free status list index")
-        finally:
-            conn.close()
+            return self.registry.allocate(credential_id, MIN_ENTRIES, LIST_FILL_LIMIT)
+        except DuplicateCredential as exc:
+            raise ValueError(str(exc)) from None
 
     def revoke(self, credential: dict | str) -> None:
         """Set the credential's revocation bit (by the credential or its id); idempotent."""
         credential_id = credential if isinstance(credential, str) else credential.get("id")
-        conn = self._registry()
-        try:
-            row = conn.execute(
-                "SELECT list, idx FROM allocation WHERE credential_id = ?", (credential_id,)
-            ).fetchone()
-            if row is None:
-                raise LookupError(f"credential {credential_id} was not issued by this issuer")
-            conn.execute(
-                "INSERT OR IGNORE INTO revocation VALUES (?, ?, ?)", (row[0], row[1], _now())
-            )
-        finally:
-            conn.close()
+        self.registry.revoke(credential_id)
 
     def is_revoked(self, credential_id: str) -> bool:
-        conn = self._registry()
-        try:
-            row = conn.execute(
-                "SELECT 1 FROM allocation a JOIN revocation r ON a.list = r.list AND a.idx = r.idx"
-                " WHERE a.credential_id = ?",
-                (credential_id,),
-            ).fetchone()
-            return row is not None
-        finally:
-            conn.close()
+        return self.registry.is_revoked(credential_id)
 
     def status_lists(self) -> list[int]:
-        conn = self._registry()
-        try:
-            rows = conn.execute("SELECT DISTINCT list FROM allocation ORDER BY list").fetchall()
-        finally:
-            conn.close()
-        return [r[0] for r in rows] or [1]
+        return self.registry.lists() or [1]
 
     def status_list_credential(self, list_number: int = 1) -> dict:
         """The signed BitstringStatusListCredential for list ``list_number``.
@@ -332,13 +308,7 @@ class Issuer:
         the key), so the same state gives the same document and it can be cached.
         """
         self._refresh_keys()
-        conn = self._registry()
-        try:
-            rows = conn.execute(
-                "SELECT idx, revoked_at FROM revocation WHERE list = ? ORDER BY idx", (list_number,)
-            ).fetchall()
-        finally:
-            conn.close()
+        rows = self.registry.revoked(list_number)
         revoked = [r[0] for r in rows]
         stamp = max([r[1] for r in rows], default=self.current_key.created)
         stamp = max(stamp, self.current_key.created)
@@ -436,11 +406,7 @@ class Issuer:
             raise
 
     def _release(self, credential_id: str) -> None:
-        conn = self._registry()
-        try:
-            conn.execute("DELETE FROM allocation WHERE credential_id = ?", (credential_id,))
-        finally:
-            conn.close()
+        self.registry.release(credential_id)
 
 
 def _now() -> str:

@@ -49,7 +49,22 @@ def register(subparsers) -> None:
         "--public-url",
         default=None,
         help="the URL learners use to reach the server; names the did:web issuer "
-        "(default http://HOST:PORT)",
+        "(default http://HOST:PORT: development, whose credentials say they are local tests)",
+    )
+    parser.add_argument(
+        "--production",
+        action="store_true",
+        default=None,
+        help="refuse to start unless --public-url is https://PUBLIC.HOST, so that every "
+        "credential can be verified elsewhere (also NCCL_COURSE_PRODUCTION=1)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (default 1). With more than one, use PostgreSQL "
+        "(--database-url): every worker, and every host on the same database and a copy of "
+        "the data folder, shares the answers, credentials and status lists through it",
     )
     parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
@@ -74,14 +89,23 @@ def run(args) -> int:
             f"warning: no built book in {book}; / shows a page saying to run 'make book'",
             file=sys.stderr,
         )
-    settings = Settings.from_env(
-        data_dir=args.data_dir,
-        database_url=args.database_url,
-        book_dir=book,
-        quizzes_dir=args.quizzes,
-        blueprint_path=args.blueprint,
-        public_url=args.public_url or f"http://{args.host}:{args.port}",
-    )
+    try:
+        settings = Settings.from_env(
+            data_dir=args.data_dir,
+            database_url=args.database_url,
+            book_dir=book,
+            quizzes_dir=args.quizzes,
+            blueprint_path=args.blueprint,
+            public_url=args.public_url or f"http://{args.host}:{args.port}",
+            production=getattr(args, "production", None),
+        )
+    except ValueError as exc:  # production without an https public URL
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if settings.local_test:
+        print(local_test_notice(settings), file=sys.stderr, flush=True)
+    if args.workers > 1:
+        return _run_workers(args, settings)
     try:
         app = create_app(settings)
     except BlueprintError as exc:
@@ -118,3 +142,60 @@ def run(args) -> int:
     finally:
         app.state.db.dispose()
     return 0
+
+
+def _run_workers(args, settings) -> int:
+    """``--workers N``: this process migrates the database and creates the keys and the admin
+    token (``prepare``), then uvicorn starts N worker processes that build their own app from
+    an import string (``create_worker_app``) and only load what this process created."""
+    import uvicorn
+
+    from nccl_course.exam.app import WORKER_SETTINGS_ENV, prepare, worker_settings_json
+    from nccl_course.exam.blueprint import BlueprintError, load_blueprint
+
+    try:
+        if settings.resolved_database_url().startswith("sqlite"):
+            print(
+                "warning: several workers on SQLite share one writer lock; use PostgreSQL "
+                "(--database-url) to scale out",
+                file=sys.stderr,
+            )
+        load_blueprint(settings.blueprint_path)  # a bad blueprint: one line, before workers
+        prepare(settings)
+    except BlueprintError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        print(f"error: cannot start the course server: {exc}", file=sys.stderr)
+        return 1
+    os.environ[WORKER_SETTINGS_ENV] = worker_settings_json(settings)
+    print(
+        f"Serving the course at http://{args.host}:{args.port}/ with {args.workers} workers "
+        "(Ctrl-C stops)",
+        flush=True,
+    )
+    try:
+        uvicorn.run(
+            "nccl_course.exam.app:create_worker_app",
+            factory=True,
+            workers=args.workers,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            access_log=False,
+            timeout_keep_alive=75,
+        )
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def local_test_notice(settings) -> str:
+    """What ``serve`` prints at start in development (no https public URL)."""
+    return (
+        f"note: development server: its certificates are for local testing only. They name "
+        f"the issuer {settings.issuer_did}, which no one else can resolve, and say "
+        f"'(local test, not verifiable elsewhere)'. To issue credentials others can verify, "
+        f"start with --public-url https://YOUR.HOST (and --production to insist on it)."
+    )

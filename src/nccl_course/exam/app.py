@@ -85,9 +85,61 @@ async def request_error(_request: Request, exc: RequestValidationError) -> JSONR
     )
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+# Worker processes (``nccl-course serve --workers N``) build their app from the settings the
+# parent process wrote here as JSON (``create_worker_app``).
+WORKER_SETTINGS_ENV = "NCCL_COURSE_WORKER_SETTINGS"
+
+
+def prepare(settings: Settings) -> None:
+    """What only one process should do, before worker processes start: migrate the database,
+    create the admin token and the issuer's first key, import an old ``registry.sqlite``."""
+    db = Database(settings.resolved_database_url())
+    try:
+        db.upgrade()
+        settings.resolved_admin_token()
+        CredentialDesk(settings, db, create_keys=True)
+    finally:
+        db.dispose()
+
+
+def worker_settings_json(settings: Settings) -> str:
+    """The settings for ``create_worker_app`` (every field but the admin token, which workers
+    read as the parent did: from the environment or the data folder)."""
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    out = {}
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        if not f.init or f.name in ("admin_token", "extra") or value is None:
+            continue
+        out[f.name] = str(value) if isinstance(value, Path) else value
+    return json.dumps(out)
+
+
+def create_worker_app() -> FastAPI:
+    """The app of one worker process (a uvicorn factory): settings from
+    ``$NCCL_COURSE_WORKER_SETTINGS``; keys are loaded, never created (``prepare`` made them)."""
+    import json
+    import os
+
+    raw = os.environ.get(WORKER_SETTINGS_ENV)
+    if not raw:
+        raise RuntimeError(
+            f"{WORKER_SETTINGS_ENV} is not set: start workers with nccl-course serve"
+        )
+    return create_app(Settings.from_env(**json.loads(raw)), create_keys=False)
+
+
+def create_app(settings: Settings | None = None, *, create_keys: bool = True) -> FastAPI:
     """Build the app: migrate the database to the newest schema (rows are kept), load the
-    blueprint and the banks, open the issuer. Problems with banks are logged, not fatal."""
+    blueprint and the banks, open the issuer. Problems with banks are logged, not fatal.
+
+    Every process on one database shares everything through it (answers, credentials, the
+    status-list registry) and through the data folder (keys, admin token); each has its own
+    group-commit writer and verifier pool. ``create_keys=False`` (worker processes): the
+    issuer's keys must exist already."""
     settings = settings or Settings.from_env()
     db = Database(settings.resolved_database_url())
     db.upgrade()
@@ -95,7 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     engine = QuizEngine.load(settings.quizzes_dir, skip=[settings.blueprint_path])
     blueprint = fit_to_banks(load_blueprint(settings.blueprint_path), engine.banks)
-    service = ExamService(db, blueprint, engine, CredentialDesk(settings))
+    desk = CredentialDesk(settings, db, create_keys=create_keys)
+    service = ExamService(db, blueprint, engine, desk)
     for line in service.problems:
         log.warning("exam: %s", line)
     writer = GroupCommitWriter(service.answers)
@@ -132,4 +185,4 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "create_worker_app", "prepare", "worker_settings_json"]

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -31,17 +32,25 @@ from pathlib import Path
 from sqlalchemy import select
 
 from nccl_course.certs import Issuer, render_certificate
+from nccl_course.certs.credential import default_achievement
 from nccl_course.certs.fields import as_list, issuer_id, short
+from nccl_course.certs.issuer import REGISTRY_FILE, issuer_folder
 from nccl_course.certs.result import CANNOT_CHECK, FAILED, NOT_CHECKED, NOT_VALID, VALID
+from nccl_course.exam import status_registry
 from nccl_course.exam.blueprint import json_roundtrip
 from nccl_course.exam.db import Database
 from nccl_course.exam.errors import Conflict, NotFound
 from nccl_course.exam.learners import find_attempt, find_learner
 from nccl_course.exam.models import Attempt, IssuedCredential, Learner, as_utc, utcnow
+from nccl_course.exam.status_registry import DatabaseIndexRegistry
 
 log = logging.getLogger("nccl_course.exam")
 CERTIFICATE_DIR = "certificates"
 ISSUERS_DIR = "certs"  # data_dir/certs/<issuer>/ (nccl_course.certs.issuer.issuer_folder)
+
+
+class MissingIssuerKeys(RuntimeError):
+    """A worker process found no issuer key to load."""
 
 
 @dataclass
@@ -55,24 +64,56 @@ class VerificationPlan:
 
 
 class CredentialDesk:
-    def __init__(self, settings):
+    """``create_keys``: create the issuer's first key if its folder has none (the server's
+    parent process, or a single process). Worker processes pass False: they only load keys,
+    and a worker that finds none stops with a clear error instead of making a key of its own
+    (each worker would sign with a different one)."""
+
+    def __init__(self, settings, db: Database, *, create_keys: bool = True):
         self.settings = settings
+        self.db = db
         self._lock = threading.RLock()
-        self.issuer = Issuer.load_or_create(
-            Path(settings.data_dir),
-            settings.issuer_did,
-            settings.issuer_name,
-            settings.verify_url,
-        )
+        data_dir, did = Path(settings.data_dir), settings.issuer_did
+        registry = DatabaseIndexRegistry(db, did)
+        if create_keys:
+            self.issuer = Issuer.load_or_create(
+                data_dir, did, settings.issuer_name, settings.verify_url, registry
+            )
+        else:
+            folder = issuer_folder(data_dir, did)
+            try:
+                self.issuer = Issuer(
+                    folder, did, settings.issuer_name, settings.verify_url, registry
+                )
+            except LookupError:
+                raise MissingIssuerKeys(
+                    f"no issuer key in {folder / 'keys'}: worker processes load the keys the "
+                    "server's parent process creates before starting them (or create them "
+                    "with 'nccl-course cert keygen'); refusing to make a key per worker"
+                ) from None
+        registry.import_file(self.issuer.folder / REGISTRY_FILE)
         self._issuers: dict[str, Issuer] = {}
         self._issuer_folders: tuple[str, ...] | None = None
 
-    def issue(self, **fields) -> dict:
-        with self._lock:
+    @property
+    def local_test(self) -> bool:
+        """Whether this server's credentials can be checked only here (no --public-url
+        https://PUBLIC.HOST): each says so in its achievement's name and description."""
+        return bool(getattr(self.settings, "local_test", False))
+
+    def issue(self, session=None, **fields) -> dict:
+        """Issue; the status-list index is taken in ``session`` (the caller's transaction)
+        if one is given."""
+        if self.local_test:
+            fields["achievement"] = local_test_achievement(
+                fields.get("achievement") or default_achievement(self.issuer.origin),
+                self.issuer.issuer_id,
+            )
+        with self._lock, status_registry.bound(session):
             return self.issuer.issue(**fields)
 
-    def revoke(self, credential) -> None:
-        with self._lock:
+    def revoke(self, credential, session=None) -> None:
+        with self._lock, status_registry.bound(session):
             self.issuer.revoke(credential)
 
     def did_document(self) -> dict:
@@ -108,6 +149,10 @@ class CredentialDesk:
                         other = Issuer(
                             folder, meta["issuer_id"], meta.get("name", ""), meta["verify_url"]
                         )
+                        # Its status lists are in the database too (imported on first use).
+                        registry = DatabaseIndexRegistry(self.db, other.issuer_id)
+                        registry.import_file(folder / REGISTRY_FILE)
+                        other.registry = registry
                     except Exception as exc:  # unreadable, no key, keys open to others ...
                         log.warning(
                             "issuer folder %s is not trusted for verification: %s", folder, exc
@@ -217,6 +262,7 @@ class IssuedCredentials:
                 if existing is not None:
                     return existing
                 document = self.desk.issue(
+                    session,
                     learner_name=learner.name,
                     learner_email=learner.email,
                     exam_id=attempt.exam_id,
@@ -267,10 +313,30 @@ class IssuedCredentials:
             if credential is None:
                 raise NotFound("no_credential", f"no credential {credential_id}")
             if credential.revoked_at is None:
-                self.desk.revoke(credential.document)
+                self.desk.revoke(credential.document, session)
                 credential.revoked_at = utcnow()
                 credential.revocation_reason = reason[:500] or None
         return credential
+
+
+LOCAL_TEST_MARK = "(local test, not verifiable elsewhere)"
+
+
+def local_test_achievement(achievement: dict, issuer_did: str) -> dict:
+    """A copy of ``achievement`` whose name ends with ``LOCAL_TEST_MARK`` and whose
+    description starts by saying why (Open Badges 3.0 Achievement name and description, which
+    the credential's own name copies, and which verify pages and the certificate show)."""
+    marked = copy.deepcopy(achievement)
+    name = str(marked.get("name", "")).strip()
+    if LOCAL_TEST_MARK not in name:
+        marked["name"] = f"{name} {LOCAL_TEST_MARK}".strip()
+    description = str(marked.get("description", "")).strip()
+    if not description.startswith("Local test credential"):
+        marked["description"] = (
+            f"Local test credential: issued by a development server as {issuer_did}, which no "
+            "one else can resolve, so it cannot be verified elsewhere. " + description
+        ).strip()
+    return marked
 
 
 def _text(value, limit: int = 200) -> str | None:

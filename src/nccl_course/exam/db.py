@@ -79,7 +79,10 @@ def make_sqlite_private(path: Path) -> None:
 
 def _refuse_nul(_conn, _cursor, _statement, parameters, _context, executemany) -> None:
     """Refuse a statement with a string parameter holding U+0000 (before it runs)."""
-    for row in parameters if executemany else (parameters,):
+    # "insertmanyvalues" batches (a bulk INSERT .. RETURNING) come with executemany set but
+    # one flat row of parameters.
+    many = executemany and parameters and isinstance(parameters[0], (dict, list, tuple))
+    for row in parameters if many else (parameters,):
         values = row.values() if isinstance(row, dict) else (row or ())
         for value in values:
             if isinstance(value, str) and "\x00" in value:
@@ -184,6 +187,10 @@ class Database:
             self.write_engine.dispose()
 
 
+# pg_advisory_xact_lock key held while migrating (any constant unique to this program).
+MIGRATION_LOCK_KEY = 0x6E63636C
+
+
 def alembic_config(engine: Engine | None = None):
     from alembic.config import Config
 
@@ -200,6 +207,10 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
     config = alembic_config(engine)
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Several hosts (or worker processes) starting at once: one migrates, the others
+            # wait here and then find the schema at head. Released at commit.
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
 

@@ -125,3 +125,21 @@ class IssuedCredential(Base):
     issued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revocation_reason: Mapped[str | None] = mapped_column(String(500))
+
+
+class StatusAllocation(Base):
+    """The status-list index of one credential (revision 0003; ``nccl_course.certs.registry``
+    kept it in a SQLite file in the issuer's folder before). ``issuer`` is the issuer's DID:
+    a data folder may hold several issuers, each with its own lists. The unique (issuer, list,
+    index) is what keeps two processes or hosts from drawing the same index."""
+
+    __tablename__ = "status_allocations"
+    __table_args__ = (UniqueConstraint("issuer", "list_number", "list_index"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(300), nullable=False)
+    list_number: Mapped[int] = mapped_column(Integer, nullable=False)
+    list_index: Mapped[int] = mapped_column(Integer, nullable=False)
+    credential_id: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
+    issued_at: Mapped[str] = mapped_column(String(40), nullable=False)
+    revoked_at: Mapped[str | None] = mapped_column(String(40))

@@ -15,6 +15,7 @@ users, logs each change, and refuses to go on if something cannot be changed.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -26,8 +27,9 @@ from nccl_course.exam.private_files import make_private_dir, secure_tree
 
 ADMIN_TOKEN_FILE = "admin-token"
 DATABASE_FILE = "course.db"
-# Folders the server writes into, created private with the data folder (the issuer's keys and
-# status registry: nccl_course.certs.issuer; rendered certificates:
+# Folders the server writes into, created private with the data folder (the issuer's keys:
+# nccl_course.certs.issuer, whose revocation registry the server keeps in its database,
+# nccl_course.exam.status_registry; rendered certificates:
 # nccl_course.exam.credentials.CERTIFICATE_DIR).
 PRIVATE_SUBDIRS = ("certs", "certificates")
 # The blueprint's place under the quizzes folder.
@@ -46,6 +48,9 @@ class Settings:
     public_url: str = "http://127.0.0.1:8000"
     admin_token: str | None = None
     issuer_name: str = "nccl-course"
+    # Production: refuse to start unless public_url is an https URL of a public host (the
+    # credentials would otherwise name a did:web nobody else can resolve).
+    production: bool = False
     # MathJax 3 (from npm, as the book ships it) for the math in questions; None: look in the
     # built book's _static/vendor/mathjax, then in node_modules/mathjax/es5.
     mathjax_dir: Path | None = None
@@ -60,6 +65,13 @@ class Settings:
             self.blueprint_path = self.quizzes_dir / BLUEPRINT_FILE
         self.blueprint_path = Path(self.blueprint_path).resolve()
         self.public_url = self.public_url.rstrip("/")
+        if self.production and self.local_test:
+            raise ValueError(
+                f"production mode needs --public-url https://YOUR.HOST (the address learners "
+                f"and verifiers reach this server at); {self.public_url} names the issuer "
+                f"{self.issuer_did}, which no one else can resolve, so its credentials could "
+                "not be verified elsewhere"
+            )
         if self.mathjax_dir is None:
             for candidate in (
                 self.book_dir / "_static" / "vendor" / "mathjax",
@@ -75,6 +87,8 @@ class Settings:
         environment unless given explicitly."""
         overrides.setdefault("database_url", os.environ.get("DATABASE_URL") or None)
         overrides.setdefault("admin_token", os.environ.get("NCCL_COURSE_ADMIN_TOKEN") or None)
+        if env_flag("NCCL_COURSE_PRODUCTION"):
+            overrides["production"] = True
         return cls(**{k: v for k, v in overrides.items() if v is not None})
 
     def prepare_data_dir(self) -> Path:
@@ -126,5 +140,33 @@ class Settings:
         return ":".join(["did", "web", host, *path])
 
     @property
+    def local_test(self) -> bool:
+        """True unless the public URL is https at a public host name: a did:web is resolved
+        over https at its host, so a credential naming any other can only be checked here."""
+        return is_local_test_url(self.public_url)
+
+    @property
     def verify_url(self) -> str:
         return f"{self.public_url}/exam/verify"
+
+
+def env_flag(name: str) -> bool:
+    """An environment variable set to 1/true/yes/on."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def is_local_test_url(url: str) -> bool:
+    """Whether credentials issued at ``url`` can be checked only by this server: not https,
+    or a host no one else reaches (localhost, a loopback, private or link-local address, a
+    name without a dot)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme != "https" or not host:
+        return True
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host
+    return not address.is_global
