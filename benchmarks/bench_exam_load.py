@@ -526,6 +526,7 @@ def main(argv: list[str] | None = None) -> int:
                 book=Path(tmp) / "no-book",
                 blueprint=blueprint,
                 database_url=args.database_url,
+                rate_limits=False,  # --no-rate-limits: every simulated learner is 127.0.0.1
             )
             server.start()
             url = server.url

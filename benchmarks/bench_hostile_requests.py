@@ -276,7 +276,11 @@ def main(argv: list[str] | None = None) -> int:
         blueprint = Path(tmp) / "blueprint.yml"
         load.write_blueprint(blueprint, args.quizzes, per_bank=1, minutes=60)
         server = ServerProcess(
-            data, quizzes=args.quizzes, book=Path(tmp) / "no-book", blueprint=blueprint
+            data,
+            quizzes=args.quizzes,
+            book=Path(tmp) / "no-book",
+            blueprint=blueprint,
+            rate_limits=False,  # --no-rate-limits: every request comes from 127.0.0.1
         )
         server.start()
         try:

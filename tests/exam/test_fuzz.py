@@ -101,6 +101,7 @@ def world(tmp_path_factory):
         quizzes_dir=write_quizzes(root / "quizzes"),
         book_dir=book,
         admin_token=ADMIN_TOKEN,
+        rate_limits_enabled=False,  # thousands of requests from one address
     )
     app = create_app(settings)
     with warnings.catch_warnings():

@@ -70,7 +70,7 @@ def test_upgrade_from_first_revision_keeps_rows(tmp_path):
 
     db = Database(url)  # what the server does at start
     db.upgrade()
-    assert current_revision(db.engine) == head_revision() == "0003"
+    assert current_revision(db.engine) == head_revision() == "0004"
     assert _dump(db.engine, ["learners", "attempts", "attempt_questions", "answers"]) == before
     assert sum(len(rows) for rows in before.values()) == 4
     with db.write() as session:  # the new table works with the old rows

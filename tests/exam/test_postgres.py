@@ -115,7 +115,7 @@ def test_postgres_upgrade_keeps_rows(pg_url):
     engine.dispose()
     db = Database(pg_url)
     db.upgrade()
-    assert current_revision(db.engine) == "0003"
+    assert current_revision(db.engine) == "0004"
     with db.engine.connect() as conn:
         assert conn.execute(text("SELECT name, email FROM learners")).all() == [
             ("Ada", "ada@example.org")

@@ -210,6 +210,9 @@ def test_two_servers_on_one_postgresql(pg_url, tmp_path, quizzes_dir):  # noqa: 
         book=tmp_path / "no-book",
         database_url=pg_url,
         admin_token=ADMIN,
+        # Limits on, as in production; the counts live in PostgreSQL, shared by both hosts.
+        rate_limits=True,
+        env={"NCCL_COURSE_RATE_LIMITS": "register: 9/hour"},
     )
     # Host A creates the keys and migrates; host B (two uvicorn workers) loads them.
     with _Server(data, log_path=tmp_path / "a.log", **common) as a:
@@ -293,6 +296,19 @@ def test_two_servers_on_one_postgresql(pg_url, tmp_path, quizzes_dir):  # noqa: 
                         .where(StatusAllocation.revoked_at.is_not(None))
                     )
                 assert count == 1
+
+                # 6 registrations so far, on both hosts: 3 more are allowed, then either host
+                # answers 429, since the count is one row in the shared database.
+                codes = [
+                    httpx.post(
+                        (a.url, b.url)[i % 2] + "/exam/api/register",
+                        json={"name": f"Extra {i}", "email": f"extra{i}@example.org"},
+                        timeout=30,
+                    )
+                    for i in range(5)
+                ]
+                assert [r.status_code for r in codes] == [201, 201, 201, 429, 429]
+                assert all(int(r.headers["Retry-After"]) > 0 for r in codes[3:])
             finally:
                 db.dispose()
 

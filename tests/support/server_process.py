@@ -36,6 +36,7 @@ class ServerProcess:
         port: int | None = None,
         log_path: Path | None = None,
         env: dict | None = None,
+        rate_limits: bool = False,
     ):
         self.data_dir = Path(data_dir)
         self.quizzes = Path(quizzes)
@@ -46,6 +47,8 @@ class ServerProcess:
         self.port = port or free_port()
         self.log_path = Path(log_path) if log_path else self.data_dir / "server.log"
         self.extra_env = env or {}
+        # Off unless asked for: tests and benchmarks send more from 127.0.0.1 than a learner.
+        self.rate_limits = rate_limits
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -75,6 +78,8 @@ class ServerProcess:
             cmd += ["--blueprint", str(self.blueprint)]
         if self.database_url:
             cmd += ["--database-url", self.database_url]
+        if not self.rate_limits:
+            cmd.append("--no-rate-limits")
         return cmd
 
     def start(self, timeout_s: float = 60.0) -> ServerProcess:

@@ -67,6 +67,21 @@ def register(subparsers) -> None:
         "the data folder, shares the answers, credentials and status lists through it",
     )
     parser.add_argument(
+        "--no-rate-limits",
+        action="store_true",
+        help="no rate limits (also NCCL_COURSE_RATE_LIMITS=off); by default registration, "
+        "verification, starting an attempt and the admin routes are limited per client "
+        "address, counted in the database (shared by workers and hosts)",
+    )
+    parser.add_argument(
+        "--trust-proxy",
+        action="append",
+        default=None,
+        metavar="ADDRESS",
+        help="a reverse proxy's address (or network) whose X-Forwarded-For names the client, "
+        "for the rate limits (repeatable; also NCCL_COURSE_TRUSTED_PROXIES; default none)",
+    )
+    parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
     parser.set_defaults(func=run)
@@ -98,8 +113,10 @@ def run(args) -> int:
             blueprint_path=args.blueprint,
             public_url=args.public_url or f"http://{args.host}:{args.port}",
             production=getattr(args, "production", None),
+            rate_limits_enabled=False if getattr(args, "no_rate_limits", False) else None,
+            trusted_proxies=tuple(args.trust_proxy) if getattr(args, "trust_proxy", None) else None,
         )
-    except ValueError as exc:  # production without an https public URL
+    except ValueError as exc:  # production without an https public URL, a bad rate limit
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if settings.local_test:

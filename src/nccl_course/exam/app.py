@@ -26,7 +26,9 @@ A refusal is ``{"error": CODE, "detail": SENTENCE}`` with the HTTP status of its
 (``HTTP_STATUS``): the service raises ``nccl_course.exam.errors.ExamError`` and only this module
 knows about status codes. A request FastAPI itself refuses (a path parameter of the wrong
 type) gets the same shape, 422. Bodies are bounded per route before they are parsed
-(``nccl_course.exam.routes.body``: 413 past the limit, 422 for what is not JSON).
+(``nccl_course.exam.routes.body``: 413 past the limit, 422 for what is not JSON). Registration,
+verification, starting an attempt and the admin routes are rate-limited per client address
+before their bodies are read (``nccl_course.exam.ratelimit``: 429 with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ from nccl_course.exam.batching import GroupCommitWriter
 from nccl_course.exam.blueprint import fit_to_banks, load_blueprint
 from nccl_course.exam.credentials import CredentialDesk
 from nccl_course.exam.db import Database
-from nccl_course.exam.errors import ExamError
+from nccl_course.exam.errors import ExamError, RateLimited
+from nccl_course.exam.ratelimit import RateLimiter
 from nccl_course.exam.routes import admin, attempts, credentials, pages, status
 from nccl_course.exam.routes.deps import NO_STORE
 from nccl_course.exam.service import ExamService
@@ -61,14 +64,18 @@ HTTP_STATUS = {
     "not_found": 404,
     "conflict": 409,
     "unavailable": 503,
+    "rate_limited": 429,
 }
 
 
 async def exam_error(_request: Request, exc: ExamError) -> JSONResponse:
+    headers = dict(NO_STORE)
+    if isinstance(exc, RateLimited):
+        headers["Retry-After"] = str(exc.retry_after)
     return JSONResponse(
         {"error": exc.code, "detail": exc.message},
         status_code=HTTP_STATUS[exc.kind],
-        headers=NO_STORE,
+        headers=headers,
     )
 
 
@@ -152,6 +159,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     for line in service.problems:
         log.warning("exam: %s", line)
     writer = GroupCommitWriter(service.answers)
+    limiter = RateLimiter(db, settings.rate_limits, enabled=settings.rate_limits_enabled)
     verifier = VerifierPool()  # worker processes start on the first verification
 
     @contextlib.asynccontextmanager
@@ -172,6 +180,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.state.service = service
     app.state.writer = writer
     app.state.verifier = verifier
+    app.state.limiter = limiter
     app.add_exception_handler(ExamError, exam_error)
     app.add_exception_handler(RequestValidationError, request_error)
 

@@ -62,3 +62,14 @@ class Unavailable(ExamError):
     """The server cannot do it now (no questions, shutting down, a failed batch: retry)."""
 
     kind = "unavailable"
+
+
+class RateLimited(ExamError):
+    """Too many requests of one kind from one address (``nccl_course.exam.ratelimit``): wait
+    ``retry_after`` seconds (the answer's ``Retry-After``)."""
+
+    kind = "rate_limited"
+
+    def __init__(self, code: str, message: str, *, retry_after: int = 60):
+        super().__init__(code, message)
+        self.retry_after = retry_after

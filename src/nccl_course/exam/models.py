@@ -143,3 +143,16 @@ class StatusAllocation(Base):
     credential_id: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
     issued_at: Mapped[str] = mapped_column(String(40), nullable=False)
     revoked_at: Mapped[str | None] = mapped_column(String(40))
+
+
+class RateLimitCounter(Base):
+    """One rate-limit window (revision 0004; ``nccl_course.exam.ratelimit``): the key names the
+    route group, the client and the limit; ``count`` requests since the window opened, which
+    ends at ``expires_at`` (seconds since the epoch). Every worker and host on the database
+    counts in the same row, so a limit holds across all of them."""
+
+    __tablename__ = "rate_limit_counters"
+
+    key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, nullable=False)
+    expires_at: Mapped[float] = mapped_column(Float, nullable=False, index=True)

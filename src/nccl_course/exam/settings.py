@@ -5,7 +5,9 @@ the issuer's keys and status list, the admin token, rendered certificates); the 
 ``_build/html``; question banks from ``quizzes/`` and the exam blueprint from
 ``quizzes/exam/blueprint.yml`` (a subfolder, which bank discovery never takes for a bank).
 ``DATABASE_URL`` selects another database (e.g. ``postgresql://user@host/db``);
-``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token.
+``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token. ``NCCL_COURSE_RATE_LIMITS`` is ``off`` (no rate
+limits) or rules replacing some defaults (``"register: 50/minute verify: 120/minute"``);
+``NCCL_COURSE_TRUSTED_PROXIES`` lists proxies whose ``X-Forwarded-For`` names the client.
 
 The data folder is private (``nccl_course.exam.private_files``): it is created with mode 0700,
 and the first use of the settings (``resolved_database_url``, which the server calls first when
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +37,17 @@ DATABASE_FILE = "course.db"
 PRIVATE_SUBDIRS = ("certs", "certificates")
 # The blueprint's place under the quizzes folder.
 BLUEPRINT_FILE = Path("exam") / "blueprint.yml"
+# Rate limits (nccl_course.exam.ratelimit), per client address, in the notation of the limits
+# library; a classroom behind one NAT shares an address: raise them for it.
+DEFAULT_RATE_LIMITS = {
+    "register": "20/minute;100/hour",
+    "verify": "60/minute",
+    "start": "20/minute",
+    "admin": "30/minute",
+    "admin_failed": "5/minute;20/hour",
+}
+# A group (or NCCL_COURSE_RATE_LIMITS as a whole) set to one of these has no limit.
+OFF = ("off", "none", "0", "false", "no", "disabled")
 
 
 @dataclass
@@ -54,6 +68,13 @@ class Settings:
     # MathJax 3 (from npm, as the book ships it) for the math in questions; None: look in the
     # built book's _static/vendor/mathjax, then in node_modules/mathjax/es5.
     mathjax_dir: Path | None = None
+    # Rate limits per group (DEFAULT_RATE_LIMITS; a group given here replaces its default),
+    # and whether they apply at all ($NCCL_COURSE_RATE_LIMITS, serve --no-rate-limits).
+    rate_limits: dict = field(default_factory=dict)
+    rate_limits_enabled: bool = True
+    # Addresses (or networks) of reverse proxies whose X-Forwarded-For names the client
+    # ($NCCL_COURSE_TRUSTED_PROXIES, comma-separated); none by default.
+    trusted_proxies: tuple = ()
     extra: dict = field(default_factory=dict)
     _data_dir_checked: bool = field(default=False, init=False, repr=False, compare=False)
 
@@ -65,6 +86,8 @@ class Settings:
             self.blueprint_path = self.quizzes_dir / BLUEPRINT_FILE
         self.blueprint_path = Path(self.blueprint_path).resolve()
         self.public_url = self.public_url.rstrip("/")
+        self.rate_limits = {**DEFAULT_RATE_LIMITS, **(self.rate_limits or {})}
+        self.trusted_proxies = tuple(self.trusted_proxies or ())
         if self.production and self.local_test:
             raise ValueError(
                 f"production mode needs --public-url https://YOUR.HOST (the address learners "
@@ -89,6 +112,14 @@ class Settings:
         overrides.setdefault("admin_token", os.environ.get("NCCL_COURSE_ADMIN_TOKEN") or None)
         if env_flag("NCCL_COURSE_PRODUCTION"):
             overrides["production"] = True
+        limits = os.environ.get("NCCL_COURSE_RATE_LIMITS", "").strip()
+        if limits.lower() in OFF:
+            overrides["rate_limits_enabled"] = False
+        elif limits and limits.lower() != "on" and not overrides.get("rate_limits"):
+            overrides["rate_limits"] = parse_rules(limits)
+        proxies = os.environ.get("NCCL_COURSE_TRUSTED_PROXIES", "")
+        if proxies.strip() and not overrides.get("trusted_proxies"):
+            overrides["trusted_proxies"] = tuple(p.strip() for p in proxies.split(",") if p.strip())
         return cls(**{k: v for k, v in overrides.items() if v is not None})
 
     def prepare_data_dir(self) -> Path:
@@ -148,6 +179,18 @@ class Settings:
     @property
     def verify_url(self) -> str:
         return f"{self.public_url}/exam/verify"
+
+
+def parse_rules(text: str) -> dict[str, str]:
+    """``"register: 20/minute;100/hour verify: 60/minute"`` (groups separated by spaces,
+    newlines or commas) -> ``{"register": "20/minute;100/hour", "verify": "60/minute"}``."""
+    rules = {}
+    pattern = r"([A-Za-z_]+)\s*[:=]\s*(.*?)(?=[\s,]+[A-Za-z_]+\s*[:=]|\Z)"
+    for name, rule in re.findall(pattern, text.strip(), flags=re.S):
+        rules[name.lower()] = rule.strip(" \t\n,;|")
+    if text.strip() and not rules:
+        raise ValueError(f"rate limits {text!r}: write GROUP: N/PERIOD;M/PERIOD ...")
+    return rules
 
 
 def env_flag(name: str) -> bool:

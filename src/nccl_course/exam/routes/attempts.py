@@ -18,7 +18,15 @@ from nccl_course.exam.routes.body import (
     read_object,
     text_field,
 )
-from nccl_course.exam.routes.deps import LearnerToken, ServiceDep, SignedInToken, WriterDep, ok
+from nccl_course.exam.routes.deps import (
+    LearnerToken,
+    RegisterLimit,
+    ServiceDep,
+    SignedInToken,
+    StartLimit,
+    WriterDep,
+    ok,
+)
 
 router = APIRouter(prefix="/exam/api")
 
@@ -55,7 +63,7 @@ def exam_info(service: ServiceDep, request: Request):
 
 
 @router.post("/register", openapi_extra=documented(REGISTRATION))
-async def register(request: Request, service: ServiceDep):
+async def register(_limit: RegisterLimit, request: Request, service: ServiceDep):
     """A new learner, ``{name, email}``; the key in the answer is shown this once."""
     body = await read_object(request, REGISTER_BODY)
     name = text_field(body, "name", max_chars=MAX_NAME_CHARS * 4)
@@ -70,7 +78,7 @@ def me(token: LearnerToken, service: ServiceDep):
 
 
 @router.post("/attempts")
-def start(token: LearnerToken, service: ServiceDep):
+def start(_limit: StartLimit, token: LearnerToken, service: ServiceDep):
     return ok(service.attempts.start(token), 201)
 
 

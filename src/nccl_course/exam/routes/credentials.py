@@ -23,6 +23,7 @@ from nccl_course.exam.routes.deps import (
     LearnerToken,
     ServiceDep,
     VerifierDep,
+    VerifyLimit,
     ok,
 )
 
@@ -88,7 +89,7 @@ VERIFICATION = {"type": "object"}
 
 
 @router.post("/verify", openapi_extra=documented(VERIFICATION))
-async def verify(request: Request, service: ServiceDep, verifier: VerifierDep):
+async def verify(_limit: VerifyLimit, request: Request, service: ServiceDep, verifier: VerifierDep):
     """Verify a pasted/uploaded credential, ``{"credential": {...}}``, or
     ``{"id": "urn:uuid:..."}`` for a credential this server issued (the certificate's QR
     code links to the verify page with that id)."""

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 
 from nccl_course.exam.batching import GroupCommitWriter
 from nccl_course.exam.errors import Forbidden
+from nccl_course.exam.ratelimit import RateLimiter, client_address
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
 from nccl_course.exam.verifier import VerifierPool
@@ -68,13 +69,41 @@ async def signed_in_token(
     return token
 
 
+async def get_limiter(request: Request) -> RateLimiter:
+    return request.app.state.limiter
+
+
+def rate_limited(group: str):
+    """A dependency that counts the request against ``group``'s limits for the client's
+    address (``nccl_course.exam.ratelimit``) before the route does anything else: 429 with
+    ``Retry-After`` past a limit."""
+
+    async def check(request: Request) -> None:
+        limiter: RateLimiter = request.app.state.limiter
+        if limiter.enabled and limiter.rules.get(group):
+            client = client_address(request, request.app.state.settings.trusted_proxies)
+            await run_in_threadpool(limiter.hit, group, client)
+
+    return Depends(check)
+
+
 async def admin_token(
+    request: Request,
     token: Annotated[str | None, Depends(bearer_token)],
     settings: Annotated[Settings, Depends(get_settings)],
+    limiter: Annotated[RateLimiter, Depends(get_limiter)],
 ) -> None:
-    """The admin token, checked before the route reads its body: Forbidden (403) without it."""
+    """The admin token, checked before the route reads its body: Forbidden (403) without it.
+    Rate limits first: every admin request counts against ``admin`` and each wrong token
+    against ``admin_failed``; once that is spent, even the right token waits (429)."""
+    client = client_address(request, settings.trusted_proxies)
+    if limiter.enabled:
+        await run_in_threadpool(limiter.hit, "admin", client)
+        await run_in_threadpool(limiter.check, "admin_failed", client)
     given = (token or "").encode()
     if not secrets.compare_digest(given, settings.resolved_admin_token().encode()):
+        if limiter.enabled:
+            await run_in_threadpool(limiter.hit, "admin_failed", client)
         raise Forbidden("forbidden", "the admin token is required")
 
 
@@ -88,3 +117,7 @@ VerifierDep = Annotated[VerifierPool, Depends(get_verifier)]
 # A learner key already checked (401 before the body is read).
 SignedInToken = Annotated[str, Depends(signed_in_token)]
 AdminToken = Annotated[None, Depends(admin_token)]
+# Rate limits per client address, checked before anything else the route does.
+RegisterLimit = Annotated[None, rate_limited("register")]
+VerifyLimit = Annotated[None, rate_limited("verify")]
+StartLimit = Annotated[None, rate_limited("start")]
