@@ -90,8 +90,6 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import logging
 
-    import uvicorn
-
     from nccl_course.exam.app import create_app
     from nccl_course.exam.blueprint import BlueprintError
     from nccl_course.exam.settings import Settings
@@ -142,30 +140,15 @@ def run(args) -> int:
         flush=True,
     )
     try:
-        # Keep idle connections longer than uvicorn's 5 s default: browsers and load
-        # balancers reuse them, and a server closing one just as a client reuses it makes that
-        # request fail.
-        uvicorn.run(
-            app,
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
-            access_log=False,
-            timeout_keep_alive=75,
-        )
-    except OSError as exc:
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 1
+        return _listen(app, args)
     finally:
         app.state.db.dispose()
-    return 0
 
 
 def _run_workers(args, settings) -> int:
     """``--workers N``: this process migrates the database and creates the keys and the admin
     token (``prepare``), then uvicorn starts N worker processes that build their own app from
     an import string (``create_worker_app``) and only load what this process created."""
-    import uvicorn
 
     from nccl_course.exam.app import WORKER_SETTINGS_ENV, prepare, worker_settings_json
     from nccl_course.exam.blueprint import BlueprintError, load_blueprint
@@ -191,16 +174,27 @@ def _run_workers(args, settings) -> int:
         "(Ctrl-C stops)",
         flush=True,
     )
+    return _listen(
+        "nccl_course.exam.app:create_worker_app", args, factory=True, workers=args.workers
+    )
+
+
+def _listen(app, args, **options) -> int:
+    """Run uvicorn on ``--host``/``--port``; 1 with a one-line error if it cannot listen."""
+    import uvicorn
+
     try:
+        # Keep idle connections longer than uvicorn's 5 s default: browsers and load
+        # balancers reuse them, and a server closing one just as a client reuses it makes that
+        # request fail.
         uvicorn.run(
-            "nccl_course.exam.app:create_worker_app",
-            factory=True,
-            workers=args.workers,
+            app,
             host=args.host,
             port=args.port,
             log_level=args.log_level,
             access_log=False,
             timeout_keep_alive=75,
+            **options,
         )
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
