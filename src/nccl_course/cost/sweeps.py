@@ -16,11 +16,12 @@ Units: bytes, seconds (the files hold microseconds, as nccl-tests prints them), 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from statistics import median
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -384,7 +385,8 @@ def plot_comparison(comparison: SweepComparison, ax=None):
     measured = [(r.size_bytes, r.measured_busbw_GBps) for r in comparison.rows]
     measured = [(s, b) for s, b in measured if b is not None]
     if measured:
-        ax.plot(*zip(*measured), "o-", label="published")
+        sizes, values = zip(*measured, strict=True)
+        ax.plot(sizes, values, "o-", label="published")
     ax.plot(
         [r.size_bytes for r in comparison.rows],
         [r.predicted_busbw_GBps for r in comparison.rows],
