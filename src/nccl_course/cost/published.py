@@ -8,10 +8,11 @@ imperfect link use are not in an alpha-beta model).
 
 Every row cites its primary source in ``source``: NVIDIA/nccl-tests issues #212, #309 and #272
 (github.com/NVIDIA/nccl-tests/issues; 8-GPU H100/H200 ring and NVLS all-reduce, and in #212 why
-NVLS busbw is not bytes on the wire), NVIDIA/nccl issue #946 (github.com/NVIDIA/nccl/issues/946;
-busbw per InfiniBand NDR NIC across two nodes, and why a tree on two nodes can report about twice
-the NIC speed) and the network benchmarks of stas00/ml-engineering
-(github.com/stas00/ml-engineering; 8x H200, torch 2.9.1, NCCL 2.27.7).
+NVLS busbw is not bytes on the wire), NVIDIA/nccl-tests issue #290 (a maintainer: "For NDR @
+400Gbps you should see 46-48GB/s per NIC", and NCCL_ALGO=RING to benchmark two nodes), NVIDIA/nccl
+issue #307 and nccl-tests issue #196 (on two nodes NCCL uses a tree, which can report up to about
+twice the network bandwidth) and the 8x H200 sweep of stas00/ml-engineering (torch 2.9.1, NCCL
+2.27.7), whose rows are read from :mod:`nccl_course.cost.sweeps` rather than restated here.
 """
 
 from __future__ import annotations
@@ -20,9 +21,17 @@ from dataclasses import dataclass
 
 from nccl_course.cost.model import predict
 from nccl_course.cost.presets import get_preset
+from nccl_course.cost.sweeps import get_sweep
 
 GiB = 1024**3
 KiB = 1024
+
+#: The stas00/ml-engineering 8x H200 sweep (:mod:`nccl_course.cost.sweeps`) two rows quote.
+_H200 = get_sweep("stas00-8xh200-nvls")
+_H200_SOURCE = f"stas00/ml-engineering, network benchmarks ({_H200.source_url})"
+_H200_VERSIONS = (
+    f"{_H200.metadata['other_versions']}, CUDA {_H200.metadata['cuda']}, NCCL {_H200.nccl_version}"
+)
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,9 @@ PUBLISHED: tuple[PublishedResult, ...] = (
         "nvls",
         16 * GiB,
         "busbw_GBps",
-        482.0,
-        "stas00/ml-engineering, network benchmarks (github.com/stas00/ml-engineering)",
-        versions="torch 2.9.1, NCCL 2.27.7",
+        _H200.row(16 * GiB).busbw_GBps,
+        _H200_SOURCE,
+        versions=_H200_VERSIONS,
     ),
     PublishedResult(
         "8x H200 SXM, one node",
@@ -94,10 +103,11 @@ PUBLISHED: tuple[PublishedResult, ...] = (
         "",
         32 * KiB,
         "time_s",
-        18e-6,
-        "stas00/ml-engineering, network benchmarks (github.com/stas00/ml-engineering)",
-        versions="torch 2.9.1, NCCL 2.27.7",
-        note="latency of one small call; compared with the model's fastest algorithm",
+        _H200.measured_time_s(_H200.row(32 * KiB))[0],
+        _H200_SOURCE,
+        versions=_H200_VERSIONS,
+        note="latency of one small call (~40 us: 32 KiB / the printed algbw 0.82 GB/s; the "
+        "benchmark prints no time); compared with the model's fastest algorithm",
     ),
     PublishedResult(
         "2 nodes x 8 GPUs, InfiniBand NDR 400G, 8 NICs per node",
@@ -107,9 +117,10 @@ PUBLISHED: tuple[PublishedResult, ...] = (
         8 * GiB,
         "busbw_GBps_per_nic",
         47.0,
-        "NVIDIA/nccl issue #946 (github.com/NVIDIA/nccl/issues/946)",
-        note="46-48 GB/s per NDR NIC with NCCL_ALGO=RING (busbw / 8 NICs); a tree on two "
-        "nodes can report ~2x",
+        "NVIDIA/nccl-tests issue #290 (https://github.com/NVIDIA/nccl-tests/issues/290); the "
+        "tree on two nodes: NVIDIA/nccl issue #307 (https://github.com/NVIDIA/nccl/issues/307)",
+        note="46-48 GB/s per NDR NIC: what an NVIDIA maintainer says to expect from "
+        "NCCL_ALGO=RING on two nodes (busbw / 8 NICs); a tree on two nodes can report up to ~2x",
     ),
 )
 

@@ -70,8 +70,8 @@ def resolve(name: str) -> Generator:
 
 # Sizes people actually all-reduce (gradient buckets to full fp16 models), and bus bandwidths
 # measured in public (~370 GB/s ring all-reduce on 8x H100/H200 NVLink, NVIDIA/nccl-tests issues
-# #212 and #309; ~46-48 GB/s per NDR 400G NIC across nodes, NVIDIA/nccl issue #946: the rows of
-# nccl_course.cost.published).
+# #212 and #309; ~46-48 GB/s per NDR 400G NIC across nodes, NVIDIA/nccl-tests issue #290: the
+# rows of nccl_course.cost.published).
 _SIZES = [256 * 2**20, 512 * 2**20, 2**30, 4 * 2**30, 16 * 2**30]
 _RANKS = [2, 4, 8, 16, 32, 64]
 _BUSBWS = [46.0, 92.0, 185.0, 370.0]
