@@ -72,12 +72,13 @@ def is_lab_page(app: Sphinx, docname: str) -> bool:
 
 
 def toc_parts(env) -> list[tuple[str, list[str]]]:
-    """The book's pages in table-of-contents order: ``[(part caption, [docname, ...])]``.
+    """The book's pages in table-of-contents order: ``[(part caption, [docname, ...])]``, the
+    home page first (caption "").
 
     Read from the root page's toctrees (Jupyter Book makes one per part of ``_toc.yml``), each
     page followed by the pages it includes in turn."""
     root = env.config.root_doc
-    parts = []
+    parts = [("", [root])]  # the home page, before the first part
     for toctree in env.get_doctree(root).findall(addnodes.toctree):
         pages: list[str] = []
         for _title, ref in toctree["entries"]:
@@ -143,7 +144,8 @@ def _table_markup(app: Sphinx, fromdoc: str) -> str:
         pages = [d for d in pages if d != fromdoc]
         if not pages:
             continue
-        out.append(f'<h2 class="nccl-progress-part">{html.escape(caption)}</h2>')
+        if caption:
+            out.append(f'<h2 class="nccl-progress-part">{html.escape(caption)}</h2>')
         out.append(
             '<table class="nccl-progress-table"><thead><tr><th>Page</th><th>Visited</th>'
             "<th>Practice quiz</th><th>Lab</th></tr></thead><tbody>"
