@@ -42,7 +42,13 @@ print(6 * 7)
 
 def test_launch_links_exact():
     links = launch_links(
-        "notebooks/00-first-look", ".md", "https://github.com/org/course", "main", "", LAUNCH, "gh-pages"
+        "notebooks/00-first-look",
+        ".md",
+        "https://github.com/org/course",
+        "main",
+        "",
+        LAUNCH,
+        "gh-pages",
     )
     assert links == [
         (
@@ -117,8 +123,12 @@ def test_built_book_has_notebooks_and_no_launch_buttons(built_book):
     pages = sorted(built_book.rglob("*.html"))
     assert not [p for p in pages if "launch-buttons" in p.read_text()]
     executable = [
-        p for p in REPO.glob("**/*.md") if "kernelspec:" in p.read_text()[:400] and ".venv" not in p.parts
-        and "node_modules" not in p.parts and "_build" not in p.parts
+        p
+        for p in REPO.glob("**/*.md")
+        if "kernelspec:" in p.read_text()[:400]
+        and ".venv" not in p.parts
+        and "node_modules" not in p.parts
+        and "_build" not in p.parts
     ]
     assert len(executable) >= 10
     for source in executable:

@@ -115,7 +115,9 @@ def test_progress_survives_exports_imports_and_clears(offline_page, book_url, tm
     bad_files = {
         "not-json.json": "this is { not json",
         "other.json": json.dumps({"hello": "world"}),
-        "bad-doc.json": json.dumps(dict(before, visited={"../../etc/passwd": "2026-01-01T00:00:00Z"})),
+        "bad-doc.json": json.dumps(
+            dict(before, visited={"../../etc/passwd": "2026-01-01T00:00:00Z"})
+        ),
         "bad-score.json": json.dumps(dict(before, quiz={"intro/gather-shards-everywhere": 7})),
         "array.json": "[1, 2, 3]",
     }
@@ -141,7 +143,10 @@ def test_progress_survives_exports_imports_and_clears(offline_page, book_url, tm
 def assert_shown(page, visited: set[str], expected_quiz: str) -> None:
     for doc in visited:
         assert row(page, doc).locator(".nccl-progress-visited").inner_text() == "✓ visited", doc
-    assert row(page, "book/collectives/01-broadcast").locator(".nccl-progress-visited").inner_text() == "—"
+    assert (
+        row(page, "book/collectives/01-broadcast").locator(".nccl-progress-visited").inner_text()
+        == "—"
+    )
     assert row(page, "book/intro").locator(".nccl-progress-quiz").inner_text() == expected_quiz
     lab = row(page, "labs/03-ring-allreduce/README").locator(".nccl-progress-lab")
     assert lab.inner_text() == "✓ done"
