@@ -15,10 +15,14 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
-BIB_FILES = (BOOK / "references.bib", BOOK / "references-part2.bib")
+# The bibliography files are the ones the book is built with (one list, in _config.yml).
+BIB_FILES = tuple(
+    ROOT / name for name in yaml.safe_load((ROOT / "_config.yml").read_text())["bibtex_bibfiles"]
+)
 
 NOT_CHAPTERS = {
     "book/start/00-setup.md": "set-up guide (commands, not a lesson)",
