@@ -42,6 +42,11 @@ def expected_training(name: str, params: dict) -> float:
     if name == "ddp_bucket_count":  # one 1 MiB bucket, then 25 MiB ones
         grad = params["millions"] * 10**6 * (2 if params["dtype"] == "bf16" else 4)
         return 1 + -(-(grad - 2**20) // (25 * 2**20))
+    if name == "young_checkpoint_interval":  # sqrt(2 C M), M = GPU MTBF / GPUs (Young 1974)
+        mtbf_s = float(params["unit_mtbf_h"].replace(",", "")) * 3600 / params["gpus"]
+        return (2 * params["checkpoint_s"] * mtbf_s) ** 0.5 / 60
+    if name == "failure_cost_minutes":  # timeout + restart + half an interval
+        return params["timeout_min"] + params["restart_min"] + params["interval_min"] / 2
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
 
 

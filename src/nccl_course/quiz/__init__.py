@@ -5,7 +5,10 @@ The format is specified in quizzes/README.md. Renderers: the Sphinx directive
 the terminal (``nccl-course quiz take``). They all grade through ``grade``.
 """
 
-from nccl_course.quiz import training_generators  # noqa: F401  (registers its generators)
+from nccl_course.quiz import (  # noqa: F401  (each registers its generators)
+    reliability_generators,
+    training_generators,
+)
 from nccl_course.quiz.banks import bank_paths, load_banks
 from nccl_course.quiz.generators import GENERATORS, Draw
 from nccl_course.quiz.grading import Grade, grade, grade_key, normalize_text
