@@ -1,7 +1,7 @@
 """Restore a backup (``nccl_course.exam.backup``) into a new data folder.
 
-``restore_backup`` reads the whole archive into a private staging folder beside the target
-and checks it before anything is put in place: the manifest's format, that every member is
+``restore_backup`` reads the whole archive into a private staging folder in the target and
+checks it before anything is put in place: the manifest's format, that every member is
 a plain file or a relative link that stays inside the data folder, that the members are exactly
 those the manifest lists, each with its SHA-256 and size, and that the database's schema
 revision is one this version knows. Only then does it restore a PostgreSQL dump with
@@ -268,8 +268,12 @@ def restore_backup(
     PostgreSQL backup, into the empty database ``database_url``)."""
     archive, data_dir = Path(archive), Path(data_dir).resolve()
     _prepare_target(data_dir, force)
+    created = not data_dir.exists()
     data_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".nccl-course-restore-", dir=data_dir.parent))
+    make_private_dir(data_dir)
+    # Staging inside the target: the server's user may write there and nowhere beside it
+    # (systemd's StateDirectory), and the final moves are renames on one file system.
+    staging = Path(tempfile.mkdtemp(prefix=".nccl-course-restore-", dir=data_dir))
     try:
         with private_umask():  # folders made while unpacking: 0700
             manifest, found = _unpack(archive, staging)
@@ -300,6 +304,10 @@ def restore_backup(
         else:
             raise BackupError(f"{MANIFEST} names an unknown database {database!r}")
         _move_into_place(staging / DATA_PREFIX.rstrip("/"), data_dir)
-    finally:
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if created:
+            shutil.rmtree(data_dir, ignore_errors=True)
+        raise
+    shutil.rmtree(staging, ignore_errors=True)
     return RestoreReport(data_dir, manifest, where, issuer_history(data_dir))
