@@ -40,7 +40,14 @@ _DISTRIBUTION_OF_IMPORT = {"markdown_it": "markdown-it-py", "yaml": "pyyaml"}
 
 
 # The extra each subcommand lives in, preferred when several extras bring a missing module.
-_EXTRA_OF_COMMAND = {"serve": "server", "exam": "server", "cert": "certs", "lab": "labs"}
+_EXTRA_OF_COMMAND = {
+    "serve": "server",
+    "exam": "server",
+    "backup": "server",
+    "restore": "server",
+    "cert": "certs",
+    "lab": "labs",
+}
 
 
 def extra_providing(module: str, command: str | None = None) -> str | None:

@@ -27,6 +27,7 @@ BIB_FILES = tuple(
 NOT_CHAPTERS = {
     "book/start/00-setup.md": "set-up guide (commands, not a lesson)",
     "book/start/how-to-use.md": "how to use the course (front matter)",
+    "book/practice/06-hosting.md": "hosting guide (commands and configuration, not a lesson)",
 }
 NOT_CHAPTER_DIRS = {
     "book/quizzes": "index of the practice quizzes",

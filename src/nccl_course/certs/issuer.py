@@ -51,6 +51,8 @@ LIST_FILL_LIMIT = MIN_ENTRIES // 2
 # The status-list index registry the issuer keeps on its own (the exam server passes one kept
 # in its database instead: nccl_course.certs.registry).
 REGISTRY_FILE = "registry.sqlite"
+# The lock file of an issuer's folder (key creation, rotation); it holds no data.
+LOCK_FILE = ".lock"
 
 
 def default_data_dir() -> Path:
@@ -97,7 +99,7 @@ class IssuerKey:
 @contextlib.contextmanager
 def _locked(folder: Path):
     """An exclusive lock on the issuer folder across processes (key creation, rotation)."""
-    fd = os.open(folder / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+    fd = os.open(folder / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from nccl_course.exam.data_dir import default_data_dir
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -27,7 +29,7 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=Path(os.environ.get("NCCL_COURSE_DATA_DIR", ".data")),
+        default=default_data_dir(),
         help="folder for the database, issuer keys and admin token (default ./.data)",
     )
     parser.add_argument(

@@ -22,6 +22,8 @@ the routers are in ``nccl_course.exam.routes``):
   (``nccl_course.exam.verifier``)
 - ``POST /exam/api/admin/revoke`` ``{credential_id, reason}`` with the admin token
 - ``GET /exam/api/health`` liveness and the database in use
+- ``GET /exam/api/ready`` readiness: the database answers (200 with its schema revision) or
+  not (503)
 - ``GET /.well-known/did.json`` the issuer's DID document (did:web)
 - ``GET /credentials/status/N`` the issuer's status list credential(s)
 
