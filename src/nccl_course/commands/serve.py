@@ -196,6 +196,10 @@ def _listen(app, args, **options) -> int:
             log_level=args.log_level,
             access_log=False,
             timeout_keep_alive=75,
+            # uvicorn would rewrite the client address from X-Forwarded-For on connections from
+            # 127.0.0.1 by default; the rate limits read that header themselves, and only from
+            # the proxies named with --trust-proxy.
+            proxy_headers=False,
             **options,
         )
     except OSError as exc:
