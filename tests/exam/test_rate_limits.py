@@ -213,6 +213,8 @@ def test_worker_processes_get_the_same_limits(tmp_path, quizzes_dir):
 
 
 def test_serve_limits_by_default_and_takes_rules_from_the_environment(tmp_path, quizzes_dir):
+    """The real server: limits on by default, rules from the environment, and a forged
+    X-Forwarded-For from an untrusted client does not give it a new allowance."""
     import httpx
 
     from tests.support.server_process import ServerProcess
@@ -230,6 +232,9 @@ def test_serve_limits_by_default_and_takes_rules_from_the_environment(tmp_path, 
             httpx.post(
                 server.url + "/exam/api/register",
                 json={"name": "L", "email": f"l{n}@example.org"},
+                # A client on the loopback naming itself as someone else each time: no proxy
+                # is trusted, so uvicorn must not believe the header either.
+                headers={"X-Forwarded-For": f"203.0.113.{n}"},
             )
             for n in range(5)
         ]
