@@ -163,15 +163,29 @@ def test_training_bucket_tradeoff_numbers():
 
 
 def test_capstone_prediction_and_tail():
-    from nccl_course.cost import predict
+    from nccl_course.cost.nccl import predict
+    from nccl_course.cost.nccl import tables as T
+    from nccl_course.cost.nccl.estimate import table_for
 
     text = page("practice/05-capstone.md")
     params = tc.GPT3_6_7B.parameters()
-    ddp_ms = tc.time_on_preset(tc.ddp_calls(params, dp=16), "ib-ndr-2node") * 1e3
-    assert round(ddp_ms) == 104 and "about 104 ms" in text
-    tail = predict("all_reduce", 25 * MIB, "ib-ndr-2node").time_s
-    assert f"{tail * 1e3:.1f}" == "0.2" and "about 0.2 ms, stays exposed" in text
-    one_nic = tc.bytes_sent_per_rank(tc.ddp_calls(params, dp=16)) / 47e9
+    calls = tc.ddp_calls(params, dp=16)
+    ddp_ms = tc.nccl_time_on_preset(calls, "ib-ndr-2node") * 1e3
+    assert round(ddp_ms) == 88 and "about 88 ms" in text
+    assert sum(c.count for c in calls if c.size_bytes == 25 * MIB) == 507 and "507 full" in text
+    bucket = predict("all_reduce", 25 * MIB, "ib-ndr-2node")
+    assert (bucket.algorithm, bucket.protocol) == ("NVLSTree", "Simple")
+    table = table_for("ib-ndr-2node", 16)
+    f, a = T.FUNCTIONS.index("AllReduce"), T.ALGORITHMS.index("NVLSTree")
+    lat, bw = table.latency_us[f][a][2], table.bandwidth_GBps[f][a][2]
+    assert f"{lat:.1f}" == "66.8" and round(bw) == 246 and "66.8 + 106.5 = 173" in text
+    assert f"{25 * MIB / (1000 * bw):.1f}" == "106.5"
+    assert round(bucket.time_s * 1e6) == 173 and round(bucket.busbw_GBps) == 284
+    ring = predict("all_reduce", 25 * MIB, "ib-ndr-2node", algo="allreduce:ring")
+    assert round(ring.time_s * 1e6) == 243 and round(ring.busbw_GBps) == 203
+    assert "about 243 µs, a busbw of\nabout 203 GB/s" in text
+    assert f"{bucket.time_s * 1e3:.1f}" == "0.2" and "about 0.2 ms, stays exposed" in text
+    one_nic = tc.bytes_sent_per_rank(calls) / 47e9
     assert one_nic > 0.5 and "over half a second" in text
 
 

@@ -324,6 +324,20 @@ def time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
     )
 
 
+def nccl_time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
+    """Serial time in seconds on a preset with NCCL's own model (:mod:`nccl_course.cost.nccl`):
+    each call runs the algorithm, protocol and channels NCCL 2.30.7's tuner would choose for its
+    size on ``call.ranks`` ranks. What a GPU box is expected to measure, where
+    :func:`time_on_preset` gives the textbook lower bound. NCCL's tuner prices all-reduce,
+    all-gather, reduce-scatter, broadcast and reduce; other calls raise ValueError."""
+    from nccl_course.cost.nccl import predict
+
+    return time_with(
+        calls,
+        lambda call: predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s,
+    )
+
+
 __all__ = [
     "DDP_DEFAULT_BUCKET_BYTES",
     "DDP_DEFAULT_FIRST_BUCKET_BYTES",
@@ -335,6 +349,7 @@ __all__ = [
     "ddp_bucket_sizes",
     "ddp_calls",
     "expert_parallel_calls",
+    "nccl_time_on_preset",
     "pipeline_calls",
     "tensor_parallel_calls",
     "time_alpha_beta",
