@@ -119,3 +119,31 @@ def test_book_config_loads_nothing_from_a_cdn(repo_root):
     lock = (repo_root / "package-lock.json").read_text()
     for package in ("mathjax", "requirejs", "@jupyter-widgets/html-manager"):
         assert f'"node_modules/{package}"' in lock
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8", 8),
+        ("1K", 1024),
+        ("1k", 1024),
+        ("1M", 2**20),
+        ("64MB", 64 * 2**20),  # nccl-tests reads the first letter only
+        ("64MiB", 64 * 2**20),
+        ("1G", 2**30),
+        ("1.5G", 3 * 2**29),
+        (16, 16),
+    ],
+)
+def test_parse_nccl_tests_size_reads_like_nccl_tests(text, expected):
+    from nccl_course.units import parse_nccl_tests_size
+
+    assert parse_nccl_tests_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["1T", "", "K", "1.3K", "-5", "1X"])
+def test_parse_nccl_tests_size_refuses_what_nccl_tests_refuses(text):
+    from nccl_course.units import parse_nccl_tests_size
+
+    with pytest.raises(ValueError, match="nccl-tests"):
+        parse_nccl_tests_size(text)

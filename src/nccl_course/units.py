@@ -57,6 +57,30 @@ def parse_size(text: str | int | float) -> int:
     return int(nbytes)
 
 
+_NCCL_TESTS_SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]?)")
+_NCCL_TESTS_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def parse_nccl_tests_size(text: str | int) -> int:
+    """A size as nccl-tests' ``-b``/``-e``/``-i`` read it (``parsesize`` in its src/common.cu):
+    a number and an optional letter K, M or G (either case) meaning 1024, 1024**2, 1024**3,
+    whatever follows the letter. So ``1K`` is 1024 bytes and ``64M``, ``64MB`` and ``64MiB``
+    are all 64 MiB; ``1.5G`` is 1.5 GiB. Raises ValueError on anything else."""
+    if isinstance(text, int):
+        return parse_size(text)
+    match = _NCCL_TESTS_SIZE_RE.match(text)
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _NCCL_TESTS_UNITS:
+        raise ValueError(
+            f"cannot read size {text!r} as nccl-tests does: a number with an optional K, M or "
+            "G (powers of 1024), e.g. 8, 1K, 64M, 1G"
+        )
+    nbytes = float(match.group(1)) * _NCCL_TESTS_UNITS[unit]
+    if nbytes != int(nbytes):
+        raise ValueError(f"size {text!r} (read as nccl-tests does) is not a whole number of bytes")
+    return int(nbytes)
+
+
 def format_size(nbytes: int | float) -> str:
     """Format bytes with the largest binary unit that keeps the number >= 1 (``64 MiB``)."""
     nbytes = float(nbytes)

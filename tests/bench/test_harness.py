@@ -157,13 +157,15 @@ def test_cli_all_reduce_on_four_ranks_prints_table_json_and_plot(tmp_path):
             "--nproc",
             "4",
             "-b",
-            "8",
+            "1K",
             "-e",
-            "4KiB",
+            "1M",
             "-n",
             "3",
             "-w",
             "1",
+            "--preset",
+            "h100-nvls",
             "--json",
             str(out),
             "--no-progress",
@@ -174,13 +176,22 @@ def test_cli_all_reduce_on_four_ranks_prints_table_json_and_plot(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if line and not line.startswith("#")]
-    assert [int(line.split()[0]) for line in lines] == [8 * 2**k for k in range(10)]
+    # nccl-tests' units: 1K .. 1M is 1024 .. 1048576 bytes, 1 MiB included
+    assert [int(line.split()[0]) for line in lines] == [1024 * 2**k for k in range(11)]
     record = json.loads(out.read_text())
     assert record["nranks"] == 4 and record["backend"] == "gloo"
     env = record["environment"]
     assert env["torch"] == torch.__version__
     assert {"nccl_version", "gpu_names", "topology_matrix", "nccl_env", "host"} <= set(env)
     assert record["fit"]["alpha_s"] >= 0 and not math.isnan(record["fit"]["beta_s_per_byte"])
+    # NCCL's model and the textbook model overlaid, with NCCL's choice per size recorded
+    from nccl_course.cost.nccl import predict
+
+    nccl = record["nccl_prediction"]
+    expected = predict("all_reduce", 2**20, "h100-nvls", ranks=4)
+    assert nccl["choice"][str(2**20)] == f"{expected.algorithm}/{expected.protocol}"
+    assert nccl["busbw_GBps"][str(2**20)] == expected.busbw_GBps
+    assert record["preset_prediction"]["preset"] == "h100-nvls"
     png = out.with_suffix(".png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -201,3 +212,15 @@ def test_preset_prediction_overlay_follows_the_cost_model():
     assert guess_preset(on_h200) == "h200-nvlink"
     assert guess_preset(on_h200 | {"backend": "gloo"}) is None  # CPU runs get the fit only
     assert guess_preset(on_h200 | {"nranks": 16}) is None  # several nodes: no single-node preset
+
+
+def test_nccl_overlay_marks_the_choice_nccl_would_make():
+    from nccl_course.bench.report import nccl_overlay
+    from nccl_course.cost.nccl import predict
+
+    label, busbw_at, choice_at = nccl_overlay("all_reduce", 8, "h200-nvls")
+    assert "NCCL 2.30.7 model" in label and "h200-nvls" in label
+    assert choice_at(32 * 1024) == "Ring/LL" and choice_at(2**30) == "NVLS/Simple"
+    assert busbw_at(2**30) == predict("all_reduce", 2**30, "h200-nvls", ranks=8).busbw_GBps
+    with pytest.raises(ValueError):
+        nccl_overlay("all_to_all", 8, "h200-nvls")  # p2p: NCCL's tuner does not price it

@@ -13,7 +13,13 @@ from nccl_course.cost.busbw import BUSBW_COLLECTIVES as COLLECTIVE_NAMES
 
 def add_arguments(parser: argparse.ArgumentParser, *, launcher: bool) -> None:
     parser.add_argument("collective", choices=COLLECTIVE_NAMES, help="the collective to measure")
-    parser.add_argument("-b", "--minbytes", default="8", help="smallest size (default 8)")
+    parser.add_argument(
+        "-b",
+        "--minbytes",
+        default="8",
+        help="smallest size (default 8); sizes are read as nccl-tests reads them: K, M, G are "
+        "powers of 1024 (-b 1K -e 1M is 1024 .. 1048576 bytes)",
+    )
     parser.add_argument(
         "-e",
         "--maxbytes",
@@ -46,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser, *, launcher: bool) -> None:
     parser.add_argument(
         "--preset",
         default=None,
-        help="overlay nccl_course.cost.predict on this hardware preset (see 'nccl-course model'); "
+        help="overlay NCCL's model (nccl_course.cost.nccl, with the algorithm/protocol it chooses "
+        "marked) and the textbook model on this hardware preset (see 'nccl-course model'); "
         "on NCCL the default is guessed from the GPU name (H100, H200), on gloo none",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -58,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, launcher: bool) -> None:
 
 def build_config(args, gpu: bool) -> dict:
     from nccl_course.bench.harness import BenchConfig, sweep_sizes
-    from nccl_course.units import parse_size
+    from nccl_course.units import parse_nccl_tests_size as parse_size
 
     max_default = "1GiB" if gpu else "64MiB"
     sizes = sweep_sizes(
@@ -118,6 +125,7 @@ def report(result: dict, args) -> None:
     from nccl_course.bench.report import (
         fit_result,
         format_table,
+        nccl_overlay,
         plot,
         preset_overlay,
         write_json,
@@ -127,18 +135,24 @@ def report(result: dict, args) -> None:
     overlays = []
     preset = getattr(args, "preset", None) or guess_preset(result)
     if preset:
-        try:
-            label, busbw_at = preset_overlay(result["collective"], result["nranks"], preset)
-        except (ValueError, KeyError) as exc:
-            print(f"note: no cost-model prediction for preset {preset!r}: {exc}", file=sys.stderr)
-        else:
-            if not getattr(args, "preset", None):
-                label += ", guessed from the GPU name"
-            overlays.append((label, busbw_at))
-            result["preset_prediction"] = {
+        guessed = "" if getattr(args, "preset", None) else ", guessed from the GPU name"
+        for key, make in (("nccl_prediction", nccl_overlay), ("preset_prediction", preset_overlay)):
+            try:
+                overlay = make(result["collective"], result["nranks"], preset)
+            except (ValueError, KeyError) as exc:
+                print(
+                    f"note: no {key.replace('_', ' ')} for preset {preset!r}: {exc}",
+                    file=sys.stderr,
+                )
+                continue
+            overlays.append((overlay[0] + guessed, *overlay[1:]))
+            record = {
                 "preset": preset,
-                "busbw_GBps": {str(r["size"]): busbw_at(r["size"]) for r in result["rows"]},
+                "busbw_GBps": {str(r["size"]): overlay[1](r["size"]) for r in result["rows"]},
             }
+            if len(overlay) > 2:
+                record["choice"] = {str(r["size"]): overlay[2](r["size"]) for r in result["rows"]}
+            result[key] = record
     if len(result["rows"]) >= 2:
         fit = fit_result(result)
         result["fit"] = fit.as_dict()

@@ -194,7 +194,44 @@ def preset_overlay(collective: str, p: int, preset: str):
     def busbw_at(size: float) -> float:
         return predict(collective, int(size), preset, ranks=p).busbw_GBps
 
-    return f"cost-model prediction, preset {preset} ({p} ranks)", busbw_at
+    return f"textbook cost model, preset {preset} ({p} ranks)", busbw_at
+
+
+def nccl_overlay(collective: str, p: int, preset: str):
+    """(label, busbw function of size, choice function of size) for NCCL's own model on a
+    preset (:func:`nccl_course.cost.nccl.predict`); the choice is "Algorithm/Protocol", which
+    :func:`plot` marks where it changes. ValueError for collectives NCCL's tuner does not price."""
+    from nccl_course.cost.nccl import predict
+
+    first = predict(collective, 1024, preset, ranks=p)  # raises ValueError if it cannot
+
+    def busbw_at(size: float) -> float:
+        return predict(collective, int(size), preset, ranks=p).busbw_GBps
+
+    def choice_at(size: float) -> str:
+        q = predict(collective, int(size), preset, ranks=p)
+        return f"{q.algorithm}/{q.protocol}"
+
+    label = f"NCCL {first.nccl_version} model, preset {preset} ({p} ranks)"
+    return label, busbw_at, choice_at
+
+
+def _mark_choices(ax, grid, choice_at, busbw_at, color) -> None:
+    """Name the algorithm/protocol at the first size and wherever it changes along ``grid``."""
+    previous = None
+    for size in grid:
+        choice = choice_at(size)
+        if choice != previous:
+            ax.plot([size], [busbw_at(size)], "v", color=color)
+            ax.annotate(
+                choice,
+                (size, busbw_at(size)),
+                xytext=(3, 6),
+                textcoords="offset points",
+                fontsize=7,
+                color=color,
+            )
+            previous = choice
 
 
 def plot(
@@ -206,7 +243,8 @@ def plot(
     """busbw against size (log scale), measured points, the alpha-beta fit to these points and,
     when given, a prediction ``{"label": str, "alpha_s": float, "beta_s_per_byte": float}``
     made without looking at the measurements, and ``overlays``: (label, busbw-of-size function)
-    pairs such as :func:`preset_overlay`."""
+    pairs such as :func:`preset_overlay`, or triples with a choice-of-size function as
+    :func:`nccl_overlay` returns, whose changes are marked on the curve."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -238,8 +276,10 @@ def plot(
             for s in grid
         ]
         ax.plot(grid, curve, ":", label=f"cost-model prediction: {prediction['label']}")
-    for label, busbw_at in overlays:
-        ax.plot(grid, [busbw_at(s) for s in grid], "-.", label=label)
+    for label, busbw_at, *choice in overlays:
+        line = ax.plot(grid, [busbw_at(s) for s in grid], "-.", label=label)[0]
+        if choice:
+            _mark_choices(ax, grid, choice[0], busbw_at, line.get_color())
     ax.set_xscale("log", base=2)
     ticks = sizes[:: max(1, len(sizes) // 8)]
     ax.set_xticks(ticks)
