@@ -137,6 +137,7 @@ def pg_client(pg_url, tmp_path, quizzes_dir):
         quizzes_dir=quizzes_dir,
         book_dir=tmp_path / "no-book",
         admin_token="pg-admin",
+        email_confirmation=False,
     )
     app = create_app(settings)
     with warnings.catch_warnings():
