@@ -124,7 +124,8 @@ class Confirmations:
             )
         if link is None and fresh is None:
             raise Unauthenticated("bad_token", "unknown learner key: register or sign in again")
-        self._mail_and_store(link or fresh, (link or fresh).name or "")
+        link = link or fresh
+        self._mail_and_store(link, link.name or "")
         return {
             "email": link.email,
             "confirmation": "sent",
