@@ -31,7 +31,8 @@ A refusal is ``{"error": CODE, "detail": SENTENCE}`` with the HTTP status of its
 knows about status codes. A request FastAPI itself refuses (a path parameter of the wrong
 type) gets the same shape, 422. Bodies are bounded per route before they are parsed
 (``nccl_course.exam.routes.body``: 413 past the limit, 422 for what is not JSON). Registration,
-verification, starting an attempt and the admin routes are rate-limited per client address
+verification, starting an attempt, resending a confirmation link and the admin routes are
+rate-limited per client address
 before their bodies are read (``nccl_course.exam.ratelimit``: 429 with ``Retry-After``).
 """
 
