@@ -90,7 +90,7 @@ def test_register_mail_confirm_then_start(make_client, sink):
     (mail,) = sink.wait(1)
     assert sink.received[0][0] == ["ada@example.org"]
     assert mail["To"] == "ada@example.org" and mail["From"] == "Course <course@example.org>"
-    assert "Hello Ada Lovelace" in mail.get_content()
+    assert "Ada Lovelace" not in mail.get_content()  # nothing typed but the address
     token = link_token(mail)
     assert count(client, Learner) == 0  # no learner before the address is confirmed
 
@@ -222,7 +222,7 @@ def test_a_learner_from_before_confirmation_confirms_with_resend(make_client, si
     assert refused.status_code == 403 and refused.json()["error"] == "email_unconfirmed"
     assert client.post("/exam/api/resend", headers=auth(key)).status_code == 202
     mail = sink.wait(1)[0]
-    assert "Hello Grace Hopper" in mail.get_content()
+    assert "confirm it" in mail.get_content()
     assert "token" not in confirm(client, link_token(mail)).json()  # same key, now confirmed
     assert client.post("/exam/api/attempts", headers=auth(key)).status_code == 201
     assert client.post("/exam/api/resend", headers=auth(key)).json()["error"] == (

@@ -46,7 +46,9 @@ LINK_LIFETIME = timedelta(hours=24)
 CONFIRM_PAGE = "/exam/confirm"
 CONFIRM_API = "/exam/api/confirm"
 
-CONFIRM_MAIL = """Hello {name},
+# Nothing the registering person typed but the address goes into a mail: the server mails
+# addresses anyone may type, so a name could otherwise carry someone's message to a stranger.
+CONFIRM_MAIL = """Hello,
 
 someone (we hope you) registered this address for the exam of the course "Collective
 communication and NCCL". To confirm it, open this link within 24 hours and press the button:
@@ -88,7 +90,7 @@ class Confirmations:
             key_hash=token_hash(key),
             learner_id=owner.id if owner else None,
         )
-        self._mail_and_store(link, name)
+        self._mail_and_store(link)
         return {
             "token": key,
             "email": email,
@@ -125,14 +127,14 @@ class Confirmations:
         if link is None and fresh is None:
             raise Unauthenticated("bad_token", "unknown learner key: register or sign in again")
         link = link or fresh
-        self._mail_and_store(link, link.name or "")
+        self._mail_and_store(link)
         return {
             "email": link.email,
             "confirmation": "sent",
             "detail": f"we sent a new link to {link.email}; earlier links no longer work",
         }
 
-    def _mail_and_store(self, link: EmailLink, name: str) -> None:
+    def _mail_and_store(self, link: EmailLink) -> None:
         """Mail a new link for ``link`` (a new or a detached row), then store it."""
         token = secrets.token_urlsafe(32)
         url = f"{self.public_url}{CONFIRM_PAGE}#{token}"
@@ -144,7 +146,7 @@ class Confirmations:
             self.mailer.send(
                 link.email,
                 "Confirm your e-mail address for the nccl-course exam",
-                CONFIRM_MAIL.format(name=name, link=url),
+                CONFIRM_MAIL.format(link=url),
             )
         now = utcnow()
         fields = {
