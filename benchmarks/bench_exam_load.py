@@ -11,8 +11,10 @@ waits, not the length of a queue the benchmark builds itself.
 
 The server is started for the run (``nccl-course serve`` on 127.0.0.1, a free port; SQLite in
 WAL mode in a temporary data folder unless --database-url names e.g. PostgreSQL; --workers N
-passed on only if ``nccl-course serve --help`` offers it), or an existing one is used with
---url (loopback only; give --database-url or --data-dir to have its database checked).
+passed on only if ``nccl-course serve --help`` offers it) with --no-rate-limits and
+--no-email-confirmation (simulated learners have one address and no mailbox), or an existing
+one is used with --url (loopback only; start it with those two options too; give
+--database-url or --data-dir to have its database checked).
 
 Prints p50/p95/p99/max latency of saves, starts, registers and submits, errors, and the
 integrity check made on the database afterwards, restricted to the attempts of this run: every
@@ -455,7 +457,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--request-timeout-s", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument(
-        "--url", default=None, help="use this running server (loopback) instead of starting one"
+        "--url",
+        default=None,
+        help="use this running server (loopback) instead of starting one; start it with "
+        "--no-rate-limits --no-email-confirmation (the server the benchmark starts has both: "
+        "simulated learners cannot open a mailed confirmation link)",
     )
     parser.add_argument(
         "--workers",
@@ -527,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
                 blueprint=blueprint,
                 database_url=args.database_url,
                 rate_limits=False,  # --no-rate-limits: every simulated learner is 127.0.0.1
+                email_confirmation=False,  # --no-email-confirmation: no mailbox to read
             )
             server.start()
             url = server.url

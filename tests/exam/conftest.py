@@ -111,6 +111,7 @@ RAISED_RATE_LIMITS = {
     "start": "100000/minute",
     "admin": "100000/minute",
     "admin_failed": "100000/minute",
+    "resend": "100000/minute",
 }
 
 
@@ -139,6 +140,7 @@ def settings(tmp_path, quizzes_dir):
         book_dir=tmp_path / "no-book",
         admin_token="test-admin-token",
         rate_limits=RAISED_RATE_LIMITS,
+        email_confirmation=False,  # tests/exam/test_email_confirmation.py turns it on
     )
 
 

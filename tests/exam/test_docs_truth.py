@@ -38,7 +38,12 @@ def default_app(tmp_path, quizzes_dir):
     book = tmp_path / "book"
     book.mkdir()
     (book / "index.html").write_text("<p>book</p>")
-    settings = Settings(data_dir=tmp_path / ".data", quizzes_dir=quizzes_dir, book_dir=book)
+    settings = Settings(
+        data_dir=tmp_path / ".data",
+        quizzes_dir=quizzes_dir,
+        book_dir=book,
+        email_confirmation=False,
+    )
     app = create_app(settings)
     yield app, settings
     app.state.db.dispose()

@@ -102,6 +102,7 @@ def world(tmp_path_factory):
         book_dir=book,
         admin_token=ADMIN_TOKEN,
         rate_limits_enabled=False,  # thousands of requests from one address
+        email_confirmation=False,
     )
     app = create_app(settings)
     with warnings.catch_warnings():

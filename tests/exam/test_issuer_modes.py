@@ -44,11 +44,15 @@ def test_production_settings_need_an_https_public_url(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="did:web:course.example.org"):
         Settings(data_dir=tmp_path, production=True, public_url="http://course.example.org")
     assert not Settings(
-        data_dir=tmp_path, production=True, public_url="https://course.example.org"
+        data_dir=tmp_path,
+        production=True,
+        public_url="https://course.example.org",
+        smtp_host="mail.example.org",
     ).local_test
     monkeypatch.setenv("NCCL_COURSE_PRODUCTION", "1")
     with pytest.raises(ValueError, match="production mode"):
         Settings.from_env(data_dir=tmp_path)
+    monkeypatch.setenv("NCCL_COURSE_EMAIL_CONFIRMATION", "off")
     assert Settings.from_env(data_dir=tmp_path, public_url="https://course.example.org").production
 
 
@@ -109,6 +113,12 @@ def test_serve_production_refuses_without_an_https_public_url(
     rc, started = _serve(
         monkeypatch, tmp_path, quizzes_dir, *extra, "--public-url", "https://course.example.org"
     )
+    assert rc == 2 and not started  # and with e-mail confirmation on, an SMTP server
+    assert "NCCL_COURSE_SMTP_HOST" in capsys.readouterr().err
+    monkeypatch.setenv("NCCL_COURSE_SMTP_HOST", "mail.example.org")
+    rc, started = _serve(
+        monkeypatch, tmp_path, quizzes_dir, *extra, "--public-url", "https://course.example.org"
+    )
     assert rc == 0 and started
 
 
@@ -142,6 +152,7 @@ def test_a_new_public_url_keeps_the_keys_and_earlier_credentials_verify(
         book_dir=settings.book_dir,
         admin_token=settings.admin_token,
         public_url="https://course.example.org",
+        email_confirmation=False,
     )
     caplog.set_level(logging.INFO)
     app = create_app(moved)

@@ -39,7 +39,12 @@ def server_settings(tmp_path, quizzes_dir):
     from nccl_course.exam.settings import Settings
 
     # No admin token given: the server generates one into the data folder.
-    return Settings(data_dir=tmp_path / "data", quizzes_dir=quizzes_dir, book_dir=tmp_path / "nb")
+    return Settings(
+        data_dir=tmp_path / "data",
+        quizzes_dir=quizzes_dir,
+        book_dir=tmp_path / "nb",
+        email_confirmation=False,
+    )
 
 
 def client_for(app):

@@ -112,14 +112,22 @@ def test_postgres_upgrade_keeps_rows(pg_url):
             ),
             {"h": "a" * 64},
         )
+        # Written by other means: the same address once normalised (revision 0005 keeps it).
+        conn.execute(
+            text(
+                "INSERT INTO learners (public_id, name, email, token_hash, created_at) "
+                "VALUES ('p2', 'Ada 2', ' Ada@Example.org', :h, now())"
+            ),
+            {"h": "b" * 64},
+        )
     engine.dispose()
     db = Database(pg_url)
     db.upgrade()
-    assert current_revision(db.engine) == "0004"
+    assert current_revision(db.engine) == "0005"
     with db.engine.connect() as conn:
-        assert conn.execute(text("SELECT name, email FROM learners")).all() == [
-            ("Ada", "ada@example.org")
-        ]
+        assert conn.execute(
+            text("SELECT name, email, email_confirmed_at FROM learners ORDER BY id")
+        ).all() == [("Ada", "ada@example.org", None), ("Ada 2", " Ada@Example.org", None)]
         assert conn.execute(text("SELECT count(*) FROM credentials")).scalar() == 0
     db.dispose()
 
@@ -137,6 +145,7 @@ def pg_client(pg_url, tmp_path, quizzes_dir):
         quizzes_dir=quizzes_dir,
         book_dir=tmp_path / "no-book",
         admin_token="pg-admin",
+        email_confirmation=False,
     )
     app = create_app(settings)
     with warnings.catch_warnings():

@@ -22,7 +22,7 @@ def make_settings(tmp_path, quizzes_dir, **overrides) -> Settings:
         quizzes_dir=quizzes_dir,
         book_dir=tmp_path / "no-book",
         admin_token="test-admin-token",
-        **overrides,
+        **{"email_confirmation": False, **overrides},
     )
 
 
@@ -138,6 +138,7 @@ def test_starting_and_verifying_are_limited(tmp_path, quizzes_dir, apps):
 
 def test_turning_limits_off_disables_them(tmp_path, quizzes_dir, apps, monkeypatch):
     monkeypatch.setenv("NCCL_COURSE_RATE_LIMITS", "off")
+    monkeypatch.setenv("NCCL_COURSE_EMAIL_CONFIRMATION", "off")
     settings = Settings.from_env(
         data_dir=tmp_path / "data",
         quizzes_dir=quizzes_dir,

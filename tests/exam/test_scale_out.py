@@ -70,6 +70,7 @@ def test_old_registry_file_is_imported_on_first_start(tmp_path, quizzes_dir, cap
         book_dir=tmp_path / "no-book",
         admin_token=ADMIN,
         public_url=PUBLIC_URL,
+        email_confirmation=False,
     )
     # An issuer used before the registry moved into the database.
     old = Issuer.load_or_create(

@@ -122,6 +122,7 @@ def test_earlier_keys_and_earlier_public_urls_still_verify(settings, client, lea
         book_dir=settings.book_dir,
         admin_token=settings.admin_token,
         public_url="https://course.example.org",
+        email_confirmation=False,
     )
     app = create_app(moved)
     try:

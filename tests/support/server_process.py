@@ -37,6 +37,7 @@ class ServerProcess:
         log_path: Path | None = None,
         env: dict | None = None,
         rate_limits: bool = False,
+        email_confirmation: bool = False,
     ):
         self.data_dir = Path(data_dir)
         self.quizzes = Path(quizzes)
@@ -49,6 +50,8 @@ class ServerProcess:
         self.extra_env = env or {}
         # Off unless asked for: tests and benchmarks send more from 127.0.0.1 than a learner.
         self.rate_limits = rate_limits
+        # Off unless asked for, as for a closed class: learners start without a mailed link.
+        self.email_confirmation = email_confirmation
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -80,6 +83,8 @@ class ServerProcess:
             cmd += ["--database-url", self.database_url]
         if not self.rate_limits:
             cmd.append("--no-rate-limits")
+        if not self.email_confirmation:
+            cmd.append("--no-email-confirmation")
         return cmd
 
     def start(self, timeout_s: float = 60.0) -> ServerProcess:

@@ -18,7 +18,14 @@ def register(subparsers) -> None:
             "server-graded exam at /exam, the credential verify page at /exam/verify and the "
             "issuer's DID document at /.well-known/did.json. Build the book first with "
             "'make book'. Data (SQLite database in WAL mode, issuer keys, admin token) goes "
-            "in --data-dir unless --database-url or DATABASE_URL names another database."
+            "in --data-dir unless --database-url or DATABASE_URL names another database. "
+            "Learners confirm their e-mail address (a link mailed at registration) before an "
+            "attempt can start; the mail goes through the SMTP server named by "
+            "NCCL_COURSE_SMTP_HOST, NCCL_COURSE_SMTP_PORT, NCCL_COURSE_SMTP_SECURITY (starttls, "
+            "the default, port 587; tls, port 465; or none), NCCL_COURSE_SMTP_USERNAME, "
+            "NCCL_COURSE_SMTP_PASSWORD or NCCL_COURSE_SMTP_PASSWORD_FILE, and "
+            "NCCL_COURSE_MAIL_FROM. Without NCCL_COURSE_SMTP_HOST the mails and their links are "
+            "printed to standard output (development); --production refuses to start."
         ),
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -58,7 +65,8 @@ def register(subparsers) -> None:
         action="store_true",
         default=None,
         help="refuse to start unless --public-url is https://PUBLIC.HOST, so that every "
-        "credential can be verified elsewhere (also NCCL_COURSE_PRODUCTION=1)",
+        "credential can be verified elsewhere, and, with e-mail confirmation on, unless "
+        "NCCL_COURSE_SMTP_HOST names an SMTP server (also NCCL_COURSE_PRODUCTION=1)",
     )
     parser.add_argument(
         "--workers",
@@ -74,6 +82,13 @@ def register(subparsers) -> None:
         help="no rate limits (also NCCL_COURSE_RATE_LIMITS=off); by default registration, "
         "verification, starting an attempt and the admin routes are limited per client "
         "address, counted in the database (shared by workers and hosts)",
+    )
+    parser.add_argument(
+        "--no-email-confirmation",
+        action="store_true",
+        help="learners start attempts without confirming their e-mail address, and an address "
+        "registered twice is refused (409), for a closed class (also "
+        "NCCL_COURSE_EMAIL_CONFIRMATION=off)",
     )
     parser.add_argument(
         "--trust-proxy",
@@ -115,12 +130,15 @@ def run(args) -> int:
             production=getattr(args, "production", None),
             rate_limits_enabled=False if getattr(args, "no_rate_limits", False) else None,
             trusted_proxies=tuple(args.trust_proxy) if getattr(args, "trust_proxy", None) else None,
+            email_confirmation=False if getattr(args, "no_email_confirmation", False) else None,
         )
-    except ValueError as exc:  # production without an https public URL, a bad rate limit
+    except ValueError as exc:  # production without an https public URL or SMTP, a bad limit
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if settings.local_test:
         print(local_test_notice(settings), file=sys.stderr, flush=True)
+    if settings.email_confirmation and not settings.smtp_host:
+        print(mail_notice(), file=sys.stderr, flush=True)
     if args.workers > 1:
         return _run_workers(args, settings)
     try:
@@ -215,4 +233,13 @@ def local_test_notice(settings) -> str:
         f"the issuer {settings.issuer_did}, which no one else can resolve, and say "
         f"'(local test, not verifiable elsewhere)'. To issue credentials others can verify, "
         f"start with --public-url https://YOUR.HOST (and --production to insist on it)."
+    )
+
+
+def mail_notice() -> str:
+    """What ``serve`` prints at start with e-mail confirmation on and no SMTP server."""
+    return (
+        "note: no SMTP server (NCCL_COURSE_SMTP_HOST): confirmation mails, with the link a "
+        "learner opens to confirm their address, are printed to standard output. Set "
+        "NCCL_COURSE_SMTP_HOST to send them, or start with --no-email-confirmation."
     )

@@ -5,7 +5,11 @@ the routers are in ``nccl_course.exam.routes``):
 
 - ``GET /exam`` exam page, ``GET /exam/verify`` verify page (HTML, no CDN)
 - ``GET /exam/api/exam`` the exam's rules and the zones in use (plus any blueprint problems)
-- ``POST /exam/api/register`` ``{name, email}`` -> ``{learner, token}`` (the key is shown once)
+- ``POST /exam/api/register`` ``{name, email}`` -> ``{learner, token}`` (the key is shown once);
+  with e-mail confirmation on (the default) 202 ``{token, email, confirmation, detail}`` and a
+  link mailed to the address (``nccl_course.exam.confirmations``)
+- ``POST /exam/api/resend`` mail the link again; ``POST /exam/api/confirm`` ``{token}`` open it
+  (``GET /exam/confirm#TOKEN`` is the page the link opens)
 - ``GET /exam/api/me`` the learner and their attempts
 - ``POST /exam/api/attempts`` start (or resume) an attempt
 - ``GET /exam/api/attempts/{id}`` the attempt (questions and saved answers; result once closed)
@@ -32,7 +36,8 @@ A refusal is ``{"error": CODE, "detail": SENTENCE}`` with the HTTP status of its
 knows about status codes. A request FastAPI itself refuses (a path parameter of the wrong
 type) gets the same shape, 422. Bodies are bounded per route before they are parsed
 (``nccl_course.exam.routes.body``: 413 past the limit, 422 for what is not JSON). Registration,
-verification, starting an attempt and the admin routes are rate-limited per client address
+verification, starting an attempt, resending a confirmation link and the admin routes are
+rate-limited per client address
 before their bodies are read (``nccl_course.exam.ratelimit``: 429 with ``Retry-After``).
 """
 
@@ -51,8 +56,9 @@ from nccl_course.exam.blueprint import fit_to_banks, load_blueprint
 from nccl_course.exam.credentials import CredentialDesk
 from nccl_course.exam.db import Database
 from nccl_course.exam.errors import ExamError, RateLimited
+from nccl_course.exam.mailer import Mailer
 from nccl_course.exam.ratelimit import RateLimiter
-from nccl_course.exam.routes import admin, attempts, credentials, pages, share, status
+from nccl_course.exam.routes import admin, attempts, credentials, email, pages, share, status
 from nccl_course.exam.routes.deps import NO_STORE
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
@@ -68,6 +74,7 @@ HTTP_STATUS = {
     "forbidden": 403,
     "not_found": 404,
     "conflict": 409,
+    "gone": 410,
     "unavailable": 503,
     "rate_limited": 429,
 }
@@ -124,7 +131,9 @@ def worker_settings_json(settings: Settings) -> str:
     out = {}
     for f in dataclasses.fields(settings):
         value = getattr(settings, f.name)
-        if not f.init or f.name in ("admin_token", "extra") or value is None:
+        # The admin token and the SMTP password are read again by each worker, as the parent
+        # read them (environment, files), never passed on in the environment.
+        if not f.init or f.name in ("admin_token", "smtp_password", "extra") or value is None:
             continue
         out[f.name] = str(value) if isinstance(value, Path) else value
     return json.dumps(out)
@@ -160,7 +169,13 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     engine = QuizEngine.load(settings.quizzes_dir, skip=[settings.blueprint_path])
     blueprint = fit_to_banks(load_blueprint(settings.blueprint_path), engine.banks)
     desk = CredentialDesk(settings, db, create_keys=create_keys)
-    service = ExamService(db, blueprint, engine, desk)
+    mailer = Mailer(settings) if settings.email_confirmation else None
+    service = ExamService(db, blueprint, engine, desk, mailer=mailer)
+    if mailer is not None and mailer.prints:
+        log.warning(
+            "e-mail confirmation is on and no SMTP server is set (NCCL_COURSE_SMTP_HOST): "
+            "confirmation mails and their links are printed to standard output"
+        )
     for line in service.problems:
         log.warning("exam: %s", line)
     writer = GroupCommitWriter(service.answers)
@@ -192,6 +207,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.include_router(pages.router)
     app.state.mathjax_url = pages.mount_static(app, settings)
     app.include_router(attempts.router)
+    app.include_router(email.router)
     app.include_router(credentials.router)
     app.include_router(share.router)
     app.include_router(admin.router)

@@ -30,7 +30,7 @@ from nccl_course.exam.blueprint import Blueprint, draw_questions, json_roundtrip
 from nccl_course.exam.credentials import IssuedCredentials
 from nccl_course.exam.db import Database
 from nccl_course.exam.errors import Conflict, Unavailable
-from nccl_course.exam.learners import find_attempt, find_learner, learner_json
+from nccl_course.exam.learners import find_attempt, find_learner, learner_json, unconfirmed
 from nccl_course.exam.models import (
     Answer,
     Attempt,
@@ -110,8 +110,12 @@ class Attempts:
         blueprint: Blueprint,
         engine: QuizEngine,
         credentials: IssuedCredentials,
+        *,
+        require_confirmed: bool = False,
     ):
         self.db = db
+        # E-mail confirmation on: a new attempt needs a confirmed address (an open one resumes).
+        self.require_confirmed = require_confirmed
         self.blueprint = blueprint
         self.engine = engine
         self.credentials = credentials
@@ -142,6 +146,7 @@ class Attempts:
             "learner": learner_json(learner),
             "attempts_used": used,
             "attempts_left": max(0, self.blueprint.max_attempts - used),
+            "email_confirmed": learner.email_confirmed_at is not None,
             "attempts": [summary(a, issued.get(a.id)) for a in attempts],
         }
 
@@ -174,7 +179,10 @@ class Attempts:
         )
 
     def _check_can_start(self, session, learner: Learner) -> int:
-        """Attempts used so far; raises if the learner passed or used them all."""
+        """Attempts used so far; raises if the learner passed or used them all, or (with
+        confirmation on) has not confirmed their address."""
+        if self.require_confirmed and learner.email_confirmed_at is None:
+            raise unconfirmed(learner.email)
         mine = (Attempt.learner_id == learner.id) & (Attempt.exam_id == self.blueprint.exam_id)
         used = session.scalar(select(func.count()).select_from(Attempt).where(mine))
         passed = session.scalar(

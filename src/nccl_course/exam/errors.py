@@ -58,6 +58,12 @@ class Conflict(ExamError):
     kind = "conflict"
 
 
+class Gone(ExamError):
+    """It existed but is no longer usable (an expired confirmation link)."""
+
+    kind = "gone"
+
+
 class Unavailable(ExamError):
     """The server cannot do it now (no questions, shutting down, a failed batch: retry)."""
 

@@ -56,6 +56,31 @@ class Learner(Base):
     # SHA-256 of the learner's bearer token; the token itself is shown once and never stored.
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    # When the learner opened a link mailed to ``email`` (revision 0005); None: not confirmed.
+    email_confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class EmailLink(Base):
+    """A link mailed to an address (revision 0005; ``nccl_course.exam.confirmations``): only
+    the SHA-256 of its token is kept, it expires at ``expires_at`` and works once.
+
+    ``purpose`` "register": a registration waiting for its address to be confirmed; the
+    browser that registered holds the key whose hash is ``key_hash``, and ``learner_id`` names
+    the learner the address already belonged to, if any. "confirm": a learner registered
+    before confirmation (``learner_id``) confirms their address."""
+
+    __tablename__ = "email_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    purpose: Mapped[str] = mapped_column(String(16), nullable=False)
+    email: Mapped[str] = mapped_column(String(320), nullable=False)
+    name: Mapped[str | None] = mapped_column(String(200))
+    key_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    learner_id: Mapped[int | None] = mapped_column(ForeignKey("learners.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Attempt(Base):

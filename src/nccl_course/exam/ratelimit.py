@@ -10,7 +10,8 @@ lose a count, and a window that has ended starts again at the same statement.
 
 Groups (``DEFAULT_RATE_LIMITS``, keyed by the client's address): ``register``, ``verify``,
 ``start`` (starting an attempt), ``admin`` (every admin request) and ``admin_failed`` (admin
-requests with a wrong token; once spent, even the right token waits). A refusal is
+requests with a wrong token; once spent, even the right token waits) and ``resend`` (mailing a
+confirmation link again). A refusal is
 ``RateLimited`` (429 with ``Retry-After``). The client's address is ``request.client.host``, or
 the ``X-Forwarded-For`` address its proxy names when that proxy is one of
 ``Settings.trusted_proxies``.
@@ -43,6 +44,7 @@ WHAT = {
     "start": "attempts started",
     "admin": "admin requests",
     "admin_failed": "admin requests with a wrong token",
+    "resend": "confirmation mails sent again",
 }
 # Expired windows are deleted at most this often per process.
 SWEEP_EVERY_S = 60.0

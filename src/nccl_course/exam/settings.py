@@ -8,6 +8,12 @@ the issuer's keys and status list, the admin token, rendered certificates); the 
 ``NCCL_COURSE_ADMIN_TOKEN`` sets the admin token. ``NCCL_COURSE_RATE_LIMITS`` is ``off`` (no rate
 limits) or rules replacing some defaults (``"register: 50/minute verify: 120/minute"``);
 ``NCCL_COURSE_TRUSTED_PROXIES`` lists proxies whose ``X-Forwarded-For`` names the client.
+E-mail confirmation (``nccl_course.exam.confirmations``) is on unless
+``NCCL_COURSE_EMAIL_CONFIRMATION=off``; its mail goes through ``NCCL_COURSE_SMTP_HOST``,
+``_SMTP_PORT``, ``_SMTP_SECURITY`` (``starttls``, ``tls`` or ``none``), ``_SMTP_USERNAME``,
+``_SMTP_PASSWORD`` or ``_SMTP_PASSWORD_FILE`` and ``NCCL_COURSE_MAIL_FROM``
+(``SMTP_ENV``). Without an SMTP host a development server prints each mail (and its link) to
+its standard output, and a production server refuses to start.
 
 The data folder is private (``nccl_course.exam.private_files``): it is created with mode 0700,
 and the first use of the settings (``resolved_database_url``, which the server calls first when
@@ -45,9 +51,24 @@ DEFAULT_RATE_LIMITS = {
     "start": "20/minute",
     "admin": "30/minute",
     "admin_failed": "5/minute;20/hour",
+    # Confirmation mails sent again (each one goes to a learner's mailbox).
+    "resend": "3/minute;10/hour",
 }
 # A group (or NCCL_COURSE_RATE_LIMITS as a whole) set to one of these has no limit.
 OFF = ("off", "none", "0", "false", "no", "disabled")
+# How the server talks to its SMTP server: STARTTLS on a plain connection (port 587), TLS from
+# the first byte ("implicit TLS", port 465, RFC 8314) or neither (a relay on the same host).
+SMTP_PORTS = {"starttls": 587, "tls": 465, "none": 25}
+# Settings field -> environment variable (Settings.from_env).
+SMTP_ENV = {
+    "smtp_host": "NCCL_COURSE_SMTP_HOST",
+    "smtp_port": "NCCL_COURSE_SMTP_PORT",
+    "smtp_security": "NCCL_COURSE_SMTP_SECURITY",
+    "smtp_username": "NCCL_COURSE_SMTP_USERNAME",
+    "smtp_password": "NCCL_COURSE_SMTP_PASSWORD",
+    "mail_from": "NCCL_COURSE_MAIL_FROM",
+}
+SMTP_PASSWORD_FILE_ENV = "NCCL_COURSE_SMTP_PASSWORD_FILE"
 
 
 @dataclass
@@ -75,6 +96,16 @@ class Settings:
     # Addresses (or networks) of reverse proxies whose X-Forwarded-For names the client
     # ($NCCL_COURSE_TRUSTED_PROXIES, comma-separated); none by default.
     trusted_proxies: tuple = ()
+    # A learner confirms their e-mail address before starting an attempt
+    # ($NCCL_COURSE_EMAIL_CONFIRMATION=off, serve --no-email-confirmation: a closed class).
+    email_confirmation: bool = True
+    # The SMTP server for confirmation mails (SMTP_ENV); no host: print them (development).
+    smtp_host: str | None = None
+    smtp_port: int | None = None  # None: SMTP_PORTS[smtp_security]
+    smtp_security: str = "starttls"
+    smtp_username: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)  # never logged or passed on
+    mail_from: str | None = None  # None: noreply@ the public host
     extra: dict = field(default_factory=dict)
     _data_dir_checked: bool = field(default=False, init=False, repr=False, compare=False)
 
@@ -94,6 +125,21 @@ class Settings:
                 f"and verifiers reach this server at); {self.public_url} names the issuer "
                 f"{self.issuer_did}, which no one else can resolve, so its credentials could "
                 "not be verified elsewhere"
+            )
+        self.smtp_security = (self.smtp_security or "starttls").strip().lower()
+        if self.smtp_security not in SMTP_PORTS:
+            raise ValueError(
+                f"SMTP security {self.smtp_security!r}: use one of {', '.join(SMTP_PORTS)}"
+            )
+        self.smtp_port = int(self.smtp_port or SMTP_PORTS[self.smtp_security])
+        if self.mail_from is None:
+            self.mail_from = f"nccl-course <noreply@{urlsplit(self.public_url).hostname}>"
+        if self.production and self.email_confirmation and not self.smtp_host:
+            raise ValueError(
+                "production mode confirms learners' e-mail addresses and needs an SMTP server: "
+                "set NCCL_COURSE_SMTP_HOST (and NCCL_COURSE_SMTP_PORT, _SMTP_USERNAME, "
+                "_SMTP_PASSWORD_FILE, NCCL_COURSE_MAIL_FROM as needed), or start with "
+                "--no-email-confirmation (NCCL_COURSE_EMAIL_CONFIRMATION=off) for a closed class"
             )
         if self.mathjax_dir is None:
             for candidate in (
@@ -120,6 +166,22 @@ class Settings:
         proxies = os.environ.get("NCCL_COURSE_TRUSTED_PROXIES", "")
         if proxies.strip() and not overrides.get("trusted_proxies"):
             overrides["trusted_proxies"] = tuple(p.strip() for p in proxies.split(",") if p.strip())
+        confirmation = os.environ.get("NCCL_COURSE_EMAIL_CONFIRMATION", "").strip().lower()
+        if confirmation in OFF and confirmation:
+            overrides["email_confirmation"] = False
+        for name, variable in SMTP_ENV.items():
+            if overrides.get(name) is None and os.environ.get(variable, "").strip():
+                value = os.environ[variable]
+                overrides[name] = value if name == "smtp_password" else value.strip()
+        password_file = os.environ.get(SMTP_PASSWORD_FILE_ENV, "").strip()
+        if overrides.get("smtp_password") is None and password_file:
+            try:
+                text = Path(password_file).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise ValueError(
+                    f"{SMTP_PASSWORD_FILE_ENV}: cannot read {password_file}: {exc}"
+                ) from None
+            overrides["smtp_password"] = text.rstrip("\r\n")
         return cls(**{k: v for k, v in overrides.items() if v is not None})
 
     def prepare_data_dir(self) -> Path:

@@ -3,6 +3,8 @@
 - ``pages``: ``GET /exam``, ``GET /exam/verify`` (HTML, no CDN), their static files, and the
   built book at ``/``;
 - ``attempts``: the learner's API under ``/exam/api`` (rules, registration, attempts, answers);
+- ``email``: confirming a learner's e-mail address (``/exam/api/resend``, ``/exam/api/confirm``
+  and the page ``/exam/confirm`` a mailed link opens);
 - ``credentials``: the credential download, the certificate and ``POST /exam/api/verify``;
 - ``admin``: ``POST /exam/api/admin/revoke`` with the admin token;
 - ``status``: ``/exam/api/health``, ``/.well-known/did.json`` and ``/credentials/status/N``.

@@ -57,6 +57,7 @@ def exam_info(service: ServiceDep, request: Request):
             "zones": [{"chapter": z.chapter, "draw": z.draw} for z in blueprint.zones],
             "problems": service.problems,
             "credentials": True,
+            "email_confirmation": service.confirmations is not None,
             "mathjax": request.app.state.mathjax_url,
         }
     )
@@ -64,10 +65,14 @@ def exam_info(service: ServiceDep, request: Request):
 
 @router.post("/register", openapi_extra=documented(REGISTRATION))
 async def register(_limit: RegisterLimit, request: Request, service: ServiceDep):
-    """A new learner, ``{name, email}``; the key in the answer is shown this once."""
+    """A new learner, ``{name, email}``; the key in the answer is shown this once. With
+    e-mail confirmation on: 202 and a link mailed to the address, the same answer whether or
+    not the address is registered (``nccl_course.exam.confirmations``)."""
     body = await read_object(request, REGISTER_BODY)
     name = text_field(body, "name", max_chars=MAX_NAME_CHARS * 4)
     email = text_field(body, "email", max_chars=MAX_EMAIL_CHARS * 4)
+    if service.confirmations is not None:  # the mail is sent from a worker thread
+        return ok(await run_in_threadpool(service.confirmations.register, name, email), 202)
     learner, token = await run_in_threadpool(service.learners.register, name, email)
     return ok({"learner": learner_json(learner), "token": token}, 201)
 

@@ -46,6 +46,7 @@ KIB = 1024
 # {"response": ...}: 8 KiB leaves room for escapes and whitespace.
 ANSWER_BODY = BodyLimit("an answer", 8 * KIB, max_values=2048)
 REGISTER_BODY = BodyLimit("a registration", 4 * KIB, max_depth=4, max_values=64)
+CONFIRM_BODY = BodyLimit("a confirmation", 1 * KIB, max_depth=4, max_values=16)
 ADMIN_BODY = BodyLimit("an admin request", 4 * KIB, max_depth=4, max_values=64)
 # A credential is at most 64 KiB, 32 levels deep (nccl_course.certs.bounds.DEFAULT_LIMITS);
 # the body may wrap it in {"credential": ...}: one more level and 1 KiB more.

@@ -5,7 +5,7 @@
 
 const KEY_STORAGE = "nccl-course-learner-key";
 const state = { token: localStorage.getItem(KEY_STORAGE), exam: null, attempt: null,
-  deadline: 0, timerId: null, saves: new Map(), submitting: false };
+  deadline: 0, timerId: null, saves: new Map(), submitting: false, confirmPoll: null };
 
 const $ = (id) => document.getElementById(id);
 const show = (id, on = true) => { $(id).hidden = !on; };
@@ -22,8 +22,27 @@ async function api(method, url, body) {
 }
 
 function showOnly(section) {
-  for (const id of ["auth", "home", "attempt", "result"]) show(id, id === section);
+  for (const id of ["auth", "confirm-email", "home", "attempt", "result"]) show(id, id === section);
+  if (section !== "confirm-email") clearInterval(state.confirmPoll);
 }
+
+/* E-mail confirmation: until the link mailed at registration is opened (here or on another
+   device), the server answers 403 email_unconfirmed; poll until it lets the learner in. */
+function showConfirm(text) {
+  $("confirm-text").textContent = text;
+  showOnly("confirm-email");
+  clearInterval(state.confirmPoll);
+  state.confirmPoll = setInterval(() => home(true), 5000);
+}
+
+$("resend").addEventListener("click", async () => {
+  try {
+    const data = await api("POST", "/exam/api/resend");
+    message(data.detail);
+  } catch (err) {
+    if (err.code === "already_confirmed") await home(); else message(err.message, true);
+  }
+});
 
 /* ---- start-up, registration, sign-in -------------------------------------------------- */
 async function boot() {
@@ -54,7 +73,7 @@ $("register-form").addEventListener("submit", async (event) => {
       { body: { name: $("name").value, email: $("email").value } });
     state.token = data.token;
     localStorage.setItem(KEY_STORAGE, data.token);
-    message("Registered. Your learner key is shown below: keep a copy.");
+    message(data.learner ? "Registered. Your learner key is shown below: keep a copy." : data.detail);
     await home();
   } catch (err) { message(err.message, true); }
 });
@@ -66,6 +85,8 @@ $("signin-form").addEventListener("submit", async (event) => {
   await home();
 });
 
+$("confirm-signout").addEventListener("click", () => $("signout").click());
+
 $("signout").addEventListener("click", () => {
   localStorage.removeItem(KEY_STORAGE);
   state.token = null;
@@ -73,11 +94,17 @@ $("signout").addEventListener("click", () => {
   showOnly("auth");
 });
 
-async function home() {
+async function home(polling = false) {
   let me;
   try {
     me = await api("GET", "/exam/api/me");
   } catch (err) {
+    if (err.code === "email_unconfirmed") { if (!polling) showConfirm(err.message); return; }
+    const stored = localStorage.getItem(KEY_STORAGE);
+    if (err.status === 401 && stored && stored !== state.token) {
+      state.token = stored;  // signed in by a link opened in another tab of this browser
+      return home();
+    }
     if (err.status === 401) {
       localStorage.removeItem(KEY_STORAGE);
       state.token = null;
@@ -88,6 +115,7 @@ async function home() {
     message(err.message, true);
     return;
   }
+  if (polling && me.email_confirmed === false && state.exam.email_confirmation) return;
   stopTimer();
   $("learner-name").textContent = me.learner.name;
   $("learner-key-shown").textContent = state.token;
@@ -120,7 +148,9 @@ $("start").addEventListener("click", async () => {
     const attempt = await api("POST", "/exam/api/attempts");
     message("");
     renderAttempt(attempt);
-  } catch (err) { message(err.message, true); }
+  } catch (err) {
+    if (err.code === "email_unconfirmed") showConfirm(err.message); else message(err.message, true);
+  }
 });
 
 $("back-home").addEventListener("click", () => home());
