@@ -328,6 +328,23 @@ def custom_a2a_bruck_bytes(tex):
     check_bytes(tex, "all_to_all", "bruck")
 
 
+def custom_tuner_time(tex):
+    # NCCL's time for one call: the cell's latency (us) plus bytes over 1000 x its bandwidth
+    # (GB/s); checked against the package's tuner table where NCCL applies no correction.
+    assert r"\mathrm{lat}(a, p)" in tex and r"\frac{n}{1000\cdot \mathrm{bw}(a, p)}" in tex
+    from nccl_course.cost.nccl import tables as T
+    from nccl_course.cost.nccl.estimate import table_for
+
+    table = table_for("h200-nvls", 8)
+    f = T.FUNCTIONS.index("AllReduce")
+    for algorithm, protocol in (("Ring", "LL"), ("Ring", "Simple"), ("NVLS", "Simple")):
+        a, pr = T.ALGORITHMS.index(algorithm), T.PROTOCOLS.index(protocol)
+        lat, bw = table.latency_us[f][a][pr], table.bandwidth_GBps[f][a][pr]
+        for n in SIZES:
+            want = lat + n / (1000 * bw)
+            assert close(table.time_us("AllReduce", algorithm, protocol, int(n)), want)
+
+
 CHECKS = {
     # start/01-processes-ranks.md states no formulas in display math.
     # collectives/01-broadcast.md
@@ -397,6 +414,8 @@ CHECKS = {
     # algorithms/06-measuring.md
     "eq-meas-algbw": custom_algbw,
     "eq-meas-busbw": custom_busbw,
+    # algorithms/07-how-nccl-chooses.md
+    "eq-tuner-time": custom_tuner_time,
 }
 
 

@@ -234,6 +234,7 @@ def test_a_restored_folder_under_a_new_public_url_keeps_old_credentials_valid(
         book_dir=settings.book_dir,
         admin_token=settings.admin_token,
         public_url="https://new.example.org",
+        email_confirmation=False,
     )
     app = create_app(moved)
     try:
@@ -389,6 +390,7 @@ def test_postgresql_backup_restores_into_a_new_database(
             book_dir=tmp_path / "no-book",
             admin_token="pg-admin",
             public_url=PUBLIC_URL,
+            email_confirmation=False,
         )
 
     app = create_app(settings_for(tmp_path / "data", pg_url))
