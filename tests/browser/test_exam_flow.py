@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from nccl_course.quiz.keys import correct_response
 from tests.support.server_process import ServerProcess
@@ -70,6 +71,15 @@ def verify_on_page(page, url: str, credential_text: str) -> str:
     return page.inner_text("#verdict")
 
 
+def assert_linkedin_link(page, credential: dict) -> None:
+    """The result and verify pages offer "Add to LinkedIn" for a valid credential."""
+    link = page.locator("#share a.share-linkedin")
+    link.wait_for()
+    href = link.get_attribute("href")
+    assert href.startswith("https://www.linkedin.com/profile/add?startTask=CERTIFICATION_NAME&")
+    assert "certId=" + quote(credential["id"], safe="") in href
+
+
 def test_exam_end_to_end(offline_page, tmp_path):
     page = offline_page.page
     data = tmp_path / "data"
@@ -115,6 +125,7 @@ def test_exam_end_to_end(offline_page, tmp_path):
         info.value.save_as(credential_path)
         credential = json.loads(credential_path.read_text())
         assert "OpenBadgeCredential" in credential["type"]
+        assert_linkedin_link(page, credential)
         with page.expect_download() as info:
             page.click("#download-pdf")
         pdf_path = tmp_path / "certificate.pdf"
@@ -124,6 +135,7 @@ def test_exam_end_to_end(offline_page, tmp_path):
         text = credential_path.read_text()
         assert verify_on_page(page, server.url, text) == "VALID"
         assert "Grace Hopper" in page.inner_text("#summary")
+        assert_linkedin_link(page, credential)
 
         revoked = subprocess.run(
             [
@@ -152,6 +164,7 @@ def test_exam_end_to_end(offline_page, tmp_path):
         page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
         assert page.inner_text("#verdict") == "REVOKED"
         assert "revoked" in page.inner_text("#reason")
+        assert not page.locator("#share").is_visible()
         # the QR-code link form (?id=...) shows the same verdict
         page.goto(f"{server.url}/exam/verify?id={credential['id']}")
         page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")

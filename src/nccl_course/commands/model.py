@@ -27,7 +27,16 @@ def register(subparsers) -> None:
         "--algorithm",
         dest="algorithm",
         default=None,
-        help="algorithm (default: the fastest)",
+        help="algorithm (default: the fastest); with --nccl an NCCL_ALGO string, "
+        "e.g. ring, allreduce:tree, ^NVLS",
+    )
+    parser.add_argument(
+        "--nccl",
+        action="store_true",
+        help="NCCL 2.30.7's own model (its tuner) instead of the textbook closed forms",
+    )
+    parser.add_argument(
+        "--proto", default=None, help="with --nccl: an NCCL_PROTO string, e.g. LL128 or ^LL"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
@@ -64,6 +73,11 @@ def run(args) -> int:
             return 0
         for name, p in PRESETS.items():
             print(f"{name}: {p.description}")
+            if p.nccl is not None:
+                print(
+                    f"    {p.nccl.gpu} (sm_{p.nccl.compute_capability}), "
+                    f"{p.nccl.gpus_per_node} GPUs per node x {p.nodes} node(s)"
+                )
             line = (
                 f"    {p.ranks} ranks, {p.bandwidth_Bps / 1e9:g} GB/s per direction per GPU, "
                 f"alpha {p.alpha_s * 1e6:g} us"
@@ -84,6 +98,8 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.nccl:
+        return _run_nccl(args)
     try:
         size = parse_size(args.size)
         pred = predict(
@@ -96,8 +112,8 @@ def run(args) -> int:
         print(json.dumps(pred.as_dict(), indent=2))
         return 0
     print(
-        f"{pred.collective} of {format_size(size)} on {pred.preset} ({pred.ranks} ranks), "
-        f"algorithm {pred.algorithm}"
+        f"textbook model: {pred.collective} of {format_size(size)} on {pred.preset} "
+        f"({pred.ranks} ranks), algorithm {pred.algorithm}"
         + (f", {pred.chunks} pipeline chunks" if pred.chunks > 1 else "")
     )
     print(f"  time   {pred.time_s * 1e6:12.2f} us")
@@ -107,4 +123,44 @@ def run(args) -> int:
         others = [a for a in algorithms_for(args.collective, args.preset) if a != pred.algorithm]
         if others:
             print(f"  (fastest of: {pred.algorithm}, {', '.join(others)})")
+    return 0
+
+
+NCCL_JSON_KEYS = ("algorithm", "protocol", "channels", "time_s", "algbw_GBps", "busbw_GBps")
+
+
+def _run_nccl(args) -> int:
+    from nccl_course.cost.nccl import candidates_table, function_name, predict
+    from nccl_course.units import format_size, parse_size
+
+    if args.proto is not None and not args.proto:
+        args.proto = None
+    try:
+        size = parse_size(args.size)
+        pred = predict(
+            args.collective,
+            size,
+            args.preset,
+            ranks=args.ranks,
+            algo=args.algorithm,
+            proto=args.proto,
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({key: getattr(pred, key) for key in NCCL_JSON_KEYS}, indent=2))
+        return 0
+    print(
+        f"NCCL {pred.nccl_version} model: {pred.collective} of {format_size(size)} on "
+        f"{pred.preset} ({pred.ranks} ranks, {pred.nodes} node(s))"
+    )
+    print(f"  algorithm  {pred.algorithm}")
+    print(f"  protocol   {pred.protocol}")
+    print(f"  channels   {pred.channels}")
+    print(f"  time       {pred.time_s * 1e6:12.2f} us")
+    print(f"  algbw      {pred.algbw_GBps:12.2f} GB/s")
+    print(f"  busbw      {pred.busbw_GBps:12.2f} GB/s")
+    print("candidates (us, -1: disabled), laid out as NCCL_DEBUG_SUBSYS=TUNING prints:")
+    print(candidates_table(function_name(args.collective), pred.candidates))
     return 0

@@ -1,5 +1,9 @@
 """Cost model: alpha-beta-gamma closed forms, schedule costs on topologies, bus-bandwidth factors,
-hardware presets, predictions and the comparison with published measurements."""
+hardware presets, predictions and the comparison with published measurements.
+
+:func:`predict` here is the *textbook* model (closed forms and schedules, the fastest classic
+algorithm, lower bounds). NCCL's own model, the one NCCL uses to choose, is
+:func:`nccl_course.cost.nccl.predict`."""
 
 from nccl_course.cost.busbw import BUSBW_COLLECTIVES, algbw, busbw, busbw_factor
 from nccl_course.cost.formulas import CLOSED_FORMS, closed_form_time

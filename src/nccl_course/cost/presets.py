@@ -8,6 +8,12 @@ assume 1 us (an assumption, stated as such). gamma (reduction time per byte) is 
 fuses the addition into its copy kernels, and HBM bandwidth (several TB/s) does not limit a
 reduction fed by a link of at most 450 GB/s.
 
+Each preset also carries ``nccl``: the node as NCCL 2.30.7's topology detection sees it
+(:class:`nccl_course.cost.nccl.system.NcclHardware`), which NCCL's own model
+(:func:`nccl_course.cost.nccl.predict`) starts from: GPU generation, NVLinks, PCIe, NICs,
+NVLS. Those numbers come from NCCL's sources (per-link NVLink speed, PCIe and NIC speed
+formulas) and the hardware's datasheets, never from fitting a benchmark.
+
 Units: seconds, bytes/s (GB/s = 1e9 bytes/s).
 """
 
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nccl_course.cost.nccl.system import NcclHardware
 from nccl_course.cost.topology import Topology
 
 GB = 1e9
@@ -35,6 +42,19 @@ SOURCE_PCIE = (
     "PCIe x16 per direction: Gen5 32 GT/s ~63 GB/s, Gen4 16 GT/s ~31.5 GB/s after 128b/130b "
     "encoding (PCI-SIG specifications, https://pcisig.com/specifications); alpha 1 us assumed"
 )
+SOURCE_NVLINK3 = (
+    "NVLink 3 on A100 SXM: 12 links, 600 GB/s bidirectional = 300 GB/s per direction "
+    "(NVIDIA A100 datasheet, https://www.nvidia.com/en-us/data-center/a100/)"
+)
+SOURCE_NVLINK5 = (
+    "NVLink 5 on B200: 18 links, 1.8 TB/s bidirectional = 900 GB/s per direction "
+    "(NVIDIA DGX B200 / Blackwell pages, https://www.nvidia.com/en-us/data-center/dgx-b200/)"
+)
+SOURCE_NCCL_TOPO = (
+    "NCCL 2.30.7's view of the node: GB/s per NVLink by compute capability (20 for sm_80, "
+    "20.6 for sm_90, 40.1 for sm_100; src/graph/topo.h), PCIe lanes x rate / 80 "
+    "(src/graph/topo.cc), NIC Mb/s / 8000 (https://github.com/NVIDIA/nccl/tree/v2.30.7-1)"
+)
 SOURCE_NDR = (
     "InfiniBand NDR: 400 Gb/s = 50 GB/s per port, one NIC per GPU (8 per node), rail-optimised "
     "(NVIDIA ConnectX-7 / Quantum-2 product pages, https://www.nvidia.com/en-us/networking/)"
@@ -52,7 +72,8 @@ class Preset:
     ``bandwidth_Bps``: latency and per-direction bandwidth of one GPU's link into its node's
     switch; ``gamma_s_per_byte``: reduction time per byte; multi-node presets also have
     ``inter_alpha_s`` and ``inter_bandwidth_Bps`` (one NIC per GPU). ``in_network_reduction``:
-    the switch can add (NVLS), which enables the ``nvls`` all-reduce."""
+    the switch can add (NVLS), which enables the ``nvls`` all-reduce. ``nccl``: the node as
+    NCCL's own model sees it (None: NCCL's model does not apply)."""
 
     name: str
     description: str
@@ -65,6 +86,7 @@ class Preset:
     inter_alpha_s: float | None = None
     inter_bandwidth_Bps: float | None = None
     in_network_reduction: bool = False
+    nccl: NcclHardware | None = None
 
     @property
     def nodes(self) -> int:
@@ -97,6 +119,16 @@ class Preset:
 
 _NVLINK = dict(alpha_s=0.6e-6, bandwidth_Bps=450 * GB, gamma_s_per_byte=0.0)
 
+
+def _hopper(gpu: str, nvls: bool, nics: int = 0, nic_gbit: float = 0.0) -> NcclHardware:
+    """8 Hopper GPUs (sm_90) with 18 NVLinks each to NVSwitch, PCIe Gen5 x16, optional NICs."""
+    return NcclHardware(
+        gpu, 90, 8, nvlink_links=18, pcie_gen=5, nics_per_node=nics, nic_gbit=nic_gbit, nvls=nvls
+    )
+
+
+_H100_NET = _hopper("H100 SXM", nvls=True, nics=8, nic_gbit=400.0)
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
@@ -104,30 +136,34 @@ PRESETS: dict[str, Preset] = {
             "h100-nvlink",
             "8x H100 SXM, NVLink 4 through NVSwitch (ring and tree algorithms)",
             8,
-            source=(SOURCE_NVLINK4, SOURCE_TUNING),
+            source=(SOURCE_NVLINK4, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            nccl=_hopper("H100 SXM", nvls=False),
             **_NVLINK,
         ),
         Preset(
             "h200-nvlink",
             "8x H200 SXM, NVLink 4 through NVSwitch (ring and tree algorithms)",
             8,
-            source=(SOURCE_NVLINK4, SOURCE_TUNING),
+            source=(SOURCE_NVLINK4, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            nccl=_hopper("H200 SXM", nvls=False),
             **_NVLINK,
         ),
         Preset(
             "h100-nvls",
             "8x H100 SXM with NVLink SHARP: the NVSwitch adds (NVLS all-reduce)",
             8,
-            source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING),
+            source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             in_network_reduction=True,
+            nccl=_hopper("H100 SXM", nvls=True),
             **_NVLINK,
         ),
         Preset(
             "h200-nvls",
             "8x H200 SXM with NVLink SHARP: the NVSwitch adds (NVLS all-reduce)",
             8,
-            source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING),
+            source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             in_network_reduction=True,
+            nccl=_hopper("H200 SXM", nvls=True),
             **_NVLINK,
         ),
         Preset(
@@ -137,7 +173,8 @@ PRESETS: dict[str, Preset] = {
             alpha_s=1e-6,
             bandwidth_Bps=31.5 * GB,
             gamma_s_per_byte=0.0,
-            source=(SOURCE_PCIE,),
+            source=(SOURCE_PCIE, SOURCE_NCCL_TOPO),
+            nccl=NcclHardware("A100 PCIe", 80, 8, pcie_gen=4),
         ),
         Preset(
             "pcie-gen5",
@@ -146,25 +183,59 @@ PRESETS: dict[str, Preset] = {
             alpha_s=1e-6,
             bandwidth_Bps=63 * GB,
             gamma_s_per_byte=0.0,
-            source=(SOURCE_PCIE,),
+            source=(SOURCE_PCIE, SOURCE_NCCL_TOPO),
+            nccl=NcclHardware("H100 PCIe", 90, 8, pcie_gen=5),
         ),
         Preset(
             "ib-ndr-2node",
             "2 nodes x 8 H100 (NVLink 4 inside), 8 InfiniBand NDR 400G NICs per node",
             16,
-            source=(SOURCE_NVLINK4, SOURCE_NDR, SOURCE_TUNING),
+            source=(SOURCE_NVLINK4, SOURCE_NDR, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
+            nccl=_H100_NET,
+            **_NVLINK,
+        ),
+        Preset(
+            "ib-ndr-4node",
+            "4 nodes x 8 H100 (NVLink 4 inside), 8 InfiniBand NDR 400G NICs per node",
+            32,
+            source=(SOURCE_NVLINK4, SOURCE_NDR, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            inter_alpha_s=2.7e-6,
+            inter_bandwidth_Bps=50 * GB,
+            nccl=_H100_NET,
             **_NVLINK,
         ),
         Preset(
             "roce-2node",
             "2 nodes x 8 H100 (NVLink 4 inside), 8 RoCE 400GbE NICs per node",
             16,
-            source=(SOURCE_NVLINK4, SOURCE_ROCE, SOURCE_TUNING),
+            source=(SOURCE_NVLINK4, SOURCE_ROCE, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
+            nccl=_H100_NET,
             **_NVLINK,
+        ),
+        Preset(
+            "a100-nvlink",
+            "8x A100 SXM, NVLink 3 through NVSwitch (no NVLS: Ampere)",
+            8,
+            alpha_s=0.6e-6,
+            bandwidth_Bps=300 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_NVLINK3, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            nccl=NcclHardware("A100 SXM", 80, 8, nvlink_links=12, pcie_gen=4),
+        ),
+        Preset(
+            "b200-nvls",
+            "8x B200, NVLink 5 through NVSwitch with NVLink SHARP",
+            8,
+            alpha_s=0.6e-6,
+            bandwidth_Bps=900 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_NVLINK5, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            in_network_reduction=True,
+            nccl=NcclHardware("B200", 100, 8, nvlink_links=18, pcie_gen=5, nvls=True),
         ),
     ]
 }

@@ -12,7 +12,10 @@ the routers are in ``nccl_course.exam.routes``):
 - ``PUT /exam/api/attempts/{id}/answers/{index}`` ``{response}`` save one answer
 - ``POST /exam/api/attempts/{id}/submit`` close and grade (idempotent)
 - ``GET /exam/api/attempts/{id}/credential`` the signed credential (JSON download)
-- ``GET /exam/api/attempts/{id}/certificate.pdf`` / ``.png`` the printable certificate
+- ``GET /exam/api/attempts/{id}/certificate.pdf`` / ``.png`` the printable certificate (the
+  PNG with the credential baked in, Open Badges 3.0 section 5.3, for wallets that import images)
+- ``GET /exam/api/credentials/{credential_id}/share`` the verify link and LinkedIn's Add to
+  Profile link of an issued, unrevoked credential
 - ``POST /exam/api/verify`` a credential (or ``{credential}``, or ``{id}``) -> ``{verdict,
   ok, reason, checks, summary, unverified_claims}``: VALID only for this server's own issuers
   and status lists; verified in a worker process under a CPU-time cap
@@ -47,7 +50,7 @@ from nccl_course.exam.credentials import CredentialDesk
 from nccl_course.exam.db import Database
 from nccl_course.exam.errors import ExamError, RateLimited
 from nccl_course.exam.ratelimit import RateLimiter
-from nccl_course.exam.routes import admin, attempts, credentials, pages, status
+from nccl_course.exam.routes import admin, attempts, credentials, pages, share, status
 from nccl_course.exam.routes.deps import NO_STORE
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
@@ -188,6 +191,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.state.mathjax_url = pages.mount_static(app, settings)
     app.include_router(attempts.router)
     app.include_router(credentials.router)
+    app.include_router(share.router)
     app.include_router(admin.router)
     app.include_router(status.router)
     pages.mount_book(app, settings)  # last: it catches every other path

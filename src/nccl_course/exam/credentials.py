@@ -302,6 +302,18 @@ class IssuedCredentials:
             raise NotFound("no_credential", "this server has not issued that credential")
         return credential.document
 
+    def shareable(self, credential_id: str) -> dict:
+        """The document of a credential this server issued and has not revoked."""
+        with self.db.read() as session:
+            credential = session.scalar(
+                select(IssuedCredential).where(IssuedCredential.credential_id == credential_id)
+            )
+        if credential is None:
+            raise NotFound("no_credential", "this server has not issued that credential")
+        if credential.revoked_at is not None:
+            raise NotFound("revoked", "this credential has been revoked: there is nothing to share")
+        return credential.document
+
     def revoke(self, credential_id: str, reason: str = "") -> IssuedCredential:
         """Revoke in the issuer's status list and record it; revoking again changes nothing."""
         with self.db.write() as session:

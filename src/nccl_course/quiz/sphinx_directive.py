@@ -37,6 +37,9 @@ JS_FILE = "nccl-quiz.js"
 CSS_FILE = "nccl-quiz.css"
 DEFAULT_VARIANTS = PRINTED_VARIANTS
 _KEY_TEXT_FIELDS = ("explanation", "feedback", "choice_feedback")
+# A quiz's wrapper node lists its questions as "chapter/question-id" under this attribute, for
+# extensions that need to know which questions a page holds (nccl_course.book.progress).
+QUESTIONS_ATTRIBUTE = "nccl_quiz_questions"
 
 
 def page_key(inst: QuestionInstance) -> dict:
@@ -127,6 +130,9 @@ class QuizDirective(SphinxDirective):
     ) -> None:
         chapter = bank.chapter
         questions = bank.questions if questions is None else questions
+        root[QUESTIONS_ATTRIBUTE] = list(root.get(QUESTIONS_ATTRIBUTE, [])) + [
+            f"{chapter}/{q.id}" for q in questions
+        ]
         self._raw(root, f'<div class="nccl-quiz" data-chapter="{html.escape(chapter)}">')
         if title:
             self._raw(root, f'<p class="nccl-quiz-title">{html.escape(title)}</p>')

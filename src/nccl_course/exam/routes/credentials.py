@@ -13,8 +13,9 @@ import json
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 
+from nccl_course.certs.share import CREDENTIAL_MEDIA_TYPE, bake_png
 from nccl_course.exam.credentials import VerificationPlan, credential_summary
 from nccl_course.exam.errors import Invalid, NotFound
 from nccl_course.exam.routes.body import VERIFY_BODY, documented, parse_body, read_body
@@ -34,13 +35,14 @@ router = APIRouter(prefix="/exam/api")
 def credential(attempt_id: str, token: LearnerToken, service: ServiceDep):
     """The signed credential of a passed attempt, as a JSON download."""
     issued = service.credentials.for_attempt(token, attempt_id)
+    # Open Badges 3.0 sections 5.1 and 5.2: a .json file, media type application/vc+ld+json.
     return JSONResponse(
         issued.document,
         headers={
             **NO_STORE,
             "Content-Disposition": 'attachment; filename="nccl-course-credential.json"',
         },
-        media_type="application/json",
+        media_type=CREDENTIAL_MEDIA_TYPE,
     )
 
 
@@ -51,9 +53,21 @@ def certificate(attempt_id: str, fmt: str, token: LearnerToken, service: Service
         raise NotFound("bad_format", "certificates come as .pdf or .png")
     issued = service.credentials.for_attempt(token, attempt_id)
     path = service.desk.render(issued.document, fmt)
+    if fmt == "png":
+        # The signed credential baked in (OB 3.0 section 5.3.1): the image is also a badge a
+        # wallet or backpack can import.
+        text = json.dumps(issued.document, ensure_ascii=False, separators=(",", ":"))
+        return Response(
+            bake_png(path.read_bytes(), text),
+            media_type="image/png",
+            headers={
+                **NO_STORE,
+                "Content-Disposition": 'attachment; filename="nccl-course-certificate.png"',
+            },
+        )
     return FileResponse(
         path,
-        media_type="application/pdf" if fmt == "pdf" else "image/png",
+        media_type="application/pdf",
         filename=f"nccl-course-certificate.{fmt}",
         headers=NO_STORE,
     )

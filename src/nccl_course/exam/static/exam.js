@@ -372,6 +372,7 @@ function renderResult(attempt) {
   if (attempt.credential_id) {
     $("verify-link").href = `/exam/verify?id=${encodeURIComponent(attempt.credential_id)}`;
   }
+  showShareLinks($("share"), attempt.passed && !attempt.revoked ? attempt.credential_id : null);
   const list = $("feedback");
   list.innerHTML = "";
   for (const item of attempt.questions) {

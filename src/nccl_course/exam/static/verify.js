@@ -27,6 +27,7 @@ function showResult(result) {
   el("reason").textContent = result.reason || "";
   // Claims are facts only under VALID; otherwise they are what the document says, unverified.
   el("summary").innerHTML = valid ? claimRows(result.summary || {}, result.credential_id) : "";
+  showShareLinks(el("share"), valid ? result.credential_id : null);
   const claims = valid ? null : (result.unverified_claims || null);
   const unverified = claims ? claimRows(claims, result.credential_id, "unverified") : "";
   el("claims").innerHTML = unverified;

@@ -187,6 +187,19 @@
     box.textContent = text;
   }
 
+  // Tells the page a question was graded (the progress script keeps the best score per
+  // question in the browser); the grader itself knows nothing of what listens.
+  function announce(variant, score) {
+    var question = variant.closest(".nccl-quiz-question");
+    var quiz = variant.closest(".nccl-quiz");
+    if (!question || !quiz) return;
+    document.dispatchEvent(new CustomEvent("nccl-quiz-graded", { detail: {
+      chapter: quiz.getAttribute("data-chapter"),
+      qid: question.getAttribute("data-qid"),
+      score: score
+    } }));
+  }
+
   function check(variant, type) {
     hideFeedback(variant);
     var key = readKey(variant);
@@ -210,6 +223,7 @@
     if (type === "matching" && g.outcome !== "correct") {
       verdict += " " + g.right + " of " + key.match.length + " pairs are right.";
     }
+    announce(variant, g.score);
     setResult(variant, g.outcome === "correct" ? "nccl-quiz-correct" :
       (g.outcome === "partial" ? "nccl-quiz-partial" : "nccl-quiz-incorrect"), verdict);
     if (type === "single") {

@@ -1,0 +1,143 @@
+"""``predict``: NCCL 2.30.7's own estimate for one collective on a preset, the algorithm and
+protocol it would pick, and the table it picked from.
+
+Unlike the textbook model (:func:`nccl_course.cost.predict`: closed forms, the fastest of the
+classic algorithms), this is the model NCCL runs at every call to choose how to run it: the
+same constants, graphs and rules (see :mod:`~nccl_course.cost.nccl.tuner` and
+:mod:`~nccl_course.cost.nccl.select`). Its times are NCCL's *estimates*, which NCCL tunes to
+choose well, not to predict well; compare them with measurements in
+:mod:`nccl_course.cost.published`.
+
+all_to_all, send_recv, gather and scatter are not priced: NCCL runs them as grouped
+point-to-point sends and receives, which its tuner does not model (it only covers the five
+functions in ``tables.FUNCTIONS``); :func:`predict` refuses them with a ValueError.
+
+Units: bytes; ``time_s`` seconds; GB/s = 1e9 bytes/s; ``candidates`` in microseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+
+from nccl_course.cost.busbw import busbw_factor
+from nccl_course.cost.nccl import tables as T
+from nccl_course.cost.nccl.overrides import Enablement
+from nccl_course.cost.nccl.select import choose
+from nccl_course.cost.nccl.system import NcclHardware, NcclSystem, layout
+from nccl_course.cost.nccl.tuner import CostTable, cost_table
+from nccl_course.cost.presets import Preset, get_preset
+
+
+@dataclass(frozen=True)
+class NcclPrediction:
+    """NCCL's choice and estimate. ``algorithm`` and ``protocol`` are NCCL's names;
+    ``channels`` the channels it runs on; ``time_s`` its estimate in seconds; ``algbw_GBps``
+    = size / time and ``busbw_GBps`` = algbw x nccl-tests' factor (GB/s = 1e9 bytes/s);
+    ``candidates``: {"Algorithm/Protocol": microseconds, -1 if disabled}, as the cost table
+    NCCL chooses from (NCCL_DEBUG_SUBSYS=TUNING prints its latencies and bandwidths)."""
+
+    collective: str
+    preset: str
+    ranks: int
+    nodes: int
+    size_bytes: int
+    algorithm: str
+    protocol: str
+    channels: int
+    threads: int
+    time_s: float
+    algbw_GBps: float
+    busbw_GBps: float
+    candidates: dict
+    nccl_version: str = T.NCCL_VERSION
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def function_name(collective: str) -> str:
+    """NCCL's function for a course collective name; ValueError for what its tuner never sees."""
+    try:
+        return T.COURSE_TO_FUNCTION[collective]
+    except KeyError:
+        raise ValueError(
+            f"NCCL's tuner does not price {collective!r}: it covers "
+            f"{', '.join(T.COURSE_TO_FUNCTION)}; NCCL runs all_to_all, send_recv, gather and "
+            "scatter as grouped point-to-point operations (ncclSend/ncclRecv), chosen without "
+            "the tuner. Use the textbook model (without --nccl) for those."
+        ) from None
+
+
+def nccl_hardware(preset: Preset) -> NcclHardware:
+    """The preset's NCCL description; ValueError if it has none."""
+    if preset.nccl is None:
+        raise ValueError(f"preset {preset.name!r} has no NCCL system description")
+    return preset.nccl
+
+
+def system_for(preset: str | Preset, ranks: int | None = None) -> NcclSystem:
+    """The communicator NCCL tunes for ``ranks`` GPUs of ``preset`` (default: its own count)."""
+    preset = get_preset(preset)
+    hw = nccl_hardware(preset)
+    p = preset.ranks if ranks is None else int(ranks)
+    nodes, per_node = layout(hw, p, preset.nodes)
+    return _system(hw, nodes, per_node)
+
+
+@lru_cache(maxsize=256)
+def _system(hw: NcclHardware, nodes: int, per_node: int) -> NcclSystem:
+    return NcclSystem(hw, nodes, per_node)
+
+
+@lru_cache(maxsize=1024)
+def _table(system: NcclSystem, algo: str | None, proto: str | None) -> CostTable:
+    return cost_table(system, Enablement.parse(algo, proto))
+
+
+def table_for(preset: str | Preset, ranks=None, *, algo=None, proto=None) -> CostTable:
+    """NCCL's cost table (latency, bandwidth per function x algorithm x protocol)."""
+    return _table(system_for(preset, ranks), algo, proto)
+
+
+def predict(
+    collective: str,
+    size_bytes: int,
+    preset: str | Preset,
+    *,
+    ranks: int | None = None,
+    algo: str | None = None,
+    proto: str | None = None,
+) -> NcclPrediction:
+    """NCCL's pick and time for ``collective`` of ``size_bytes`` (nccl-tests' size, which is
+    NCCL's nBytes for these five collectives) on ``preset``. ``algo`` / ``proto``: NCCL_ALGO /
+    NCCL_PROTO strings ("ring", "allreduce:tree", "^NVLS"). Raises NcclInvalidUsage (a
+    ValueError) with NCCL's message for a bad string or one that leaves no algorithm."""
+    function = function_name(collective)
+    if size_bytes < 0:
+        raise ValueError(f"size must be non-negative, got {size_bytes}")
+    preset = get_preset(preset)
+    system = system_for(preset, ranks)
+    table = _table(system, algo, proto)
+    choice = choose(table, function, int(size_bytes), algo=algo, proto=proto)
+    seconds = choice.time_us * 1e-6
+    if seconds > 0 and size_bytes > 0:
+        algbw = size_bytes / seconds / 1e9
+        busbw = algbw * busbw_factor(collective, system.ranks)
+    else:
+        algbw = busbw = 0.0
+    return NcclPrediction(
+        collective=collective,
+        preset=preset.name,
+        ranks=system.ranks,
+        nodes=system.nodes,
+        size_bytes=int(size_bytes),
+        algorithm=choice.algorithm,
+        protocol=choice.protocol,
+        channels=choice.channels,
+        threads=choice.threads,
+        time_s=seconds,
+        algbw_GBps=algbw,
+        busbw_GBps=busbw,
+        candidates=choice.candidates,
+    )
