@@ -17,6 +17,7 @@ What is exported:
 * ``schedules``: bytes each rank sends and receives per step, in chunks, for the simulator's
   schedules on :data:`SCHEDULE_RANKS` ranks.
 * ``training``: DDP's bucket defaults and a few transformer shapes.
+* ``nccl``: NCCL's tuner constants and cost tables per preset and rank count.
 
 Units: bytes, seconds, bytes/s.
 """
@@ -170,6 +171,46 @@ def training_section() -> dict:
     }
 
 
+def nccl_section() -> dict:
+    """NCCL's tuner (:mod:`nccl_course.cost.nccl`): its constants, and for every preset and
+    rank count it accepts, the system's figures and the cost table it chooses from."""
+    from nccl_course.cost.nccl import system_for, table_for
+    from nccl_course.cost.nccl import tables as T
+
+    systems: dict = {}
+    for name in PRESETS:
+        for p in RANK_CHOICES:
+            try:
+                system, table = system_for(name, p), table_for(name, p)
+            except ValueError:  # not whole nodes, or more GPUs than a node without a network
+                continue
+            systems.setdefault(name, {})[str(p)] = {
+                "ranks": system.ranks,
+                "nodes": system.nodes,
+                "gpusPerNode": system.gpus_per_node,
+                "cc": system.cc,
+                "commChannels": system.comm_channels,
+                "nvlsChannels": system.nvls_channels,
+                "nvlsSupport": system.nvls_support,
+                "latency_us": table.latency_us,
+                "bandwidth_GBps": table.bandwidth_GBps,
+                "maxThreads": table.max_threads,
+                "threadThreshold": table.thread_threshold,
+            }
+    return {
+        "version": T.NCCL_VERSION,
+        "functions": list(T.FUNCTIONS),
+        "algorithms": list(T.ALGORITHMS),
+        "protocols": list(T.PROTOCOLS),
+        "courseToFunction": dict(T.COURSE_TO_FUNCTION),
+        "treeCorrection": T.TREE_CORRECTION,
+        "maxNvlsArity": T.MAX_NVLS_ARITY,
+        "warpSize": T.WARP_SIZE,
+        "maxNthreads": T.MAX_NTHREADS,
+        "systems": systems,
+    }
+
+
 #: One function per top-level key of the exported data.
 SECTIONS: dict[str, Callable[[], dict]] = {
     "presets": presets_section,
@@ -177,6 +218,7 @@ SECTIONS: dict[str, Callable[[], dict]] = {
     "stepCosts": step_costs_section,
     "schedules": schedules_section,
     "training": training_section,
+    "nccl": nccl_section,
 }
 
 

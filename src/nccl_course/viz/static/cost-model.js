@@ -423,6 +423,130 @@
       return total;
     }
 
+    // -- NCCL's tuner (nccl_course.cost.nccl: tuner.time_us, select.choose, estimate.predict) --
+    const N = data.nccl;
+
+    function ncclSystem(presetName, ranks) {
+      const p = ranks === null || ranks === undefined ? preset(presetName).ranks : ranks;
+      const sys = N.systems[presetName]?.[String(p)];
+      if (!sys) throw new Error(`NCCL's model has no ${p}-rank system for ${presetName}`);
+      return sys;
+    }
+
+    function ncclTimeUs(sys, fn, algorithm, protocol, nBytes) {
+      const f = N.functions.indexOf(fn);
+      const a = N.algorithms.indexOf(algorithm);
+      const p = N.protocols.indexOf(protocol);
+      let bw = sys.bandwidth_GBps[f][a][p];
+      let lat = sys.latency_us[f][a][p];
+      if (bw === 0) return -1;
+      const q = Math.floor(nBytes / 64);
+      const logSize = q > 0 ? Math.floor(Math.log2(q)) - (2 ** Math.floor(Math.log2(q)) > q ? 1 : 0) : -1;
+      if (algorithm === "Tree" && fn === "AllReduce" && logSize >= 0 && logSize < 23) {
+        bw *= N.treeCorrection[p][logSize];
+      }
+      if (algorithm === "NVLSTree" && fn === "AllReduce" && logSize >= 0 && logSize < 24 && sys.cc >= 100) {
+        bw *= N.treeCorrection[p][logSize];
+      }
+      if (
+        algorithm === "Ring" &&
+        protocol === "Simple" &&
+        sys.nodes > 1 &&
+        fn === "AllReduce" &&
+        Math.floor(nBytes / (sys.commChannels * sys.ranks)) >= 64
+      ) {
+        lat *= sys.cc < 80 ? 1.9 : 1.4;
+      }
+      return lat + nBytes / (1000 * bw);
+    }
+
+    function ncclCandidates(sys, fn, nBytes) {
+      const out = {};
+      for (const algorithm of N.algorithms) {
+        for (const protocol of N.protocols) {
+          const key = `${algorithm}/${protocol}`;
+          if (sys.ranks === 1) {
+            out[key] = key === "Ring/Simple" ? 0 : -1;
+            continue;
+          }
+          const nvls = algorithm === "NVLS" || algorithm === "NVLSTree";
+          const ignored =
+            algorithm === "CollNetDirect" ||
+            algorithm === "CollNetChain" ||
+            (nvls && !sys.nvlsSupport) ||
+            (nvls && fn !== "AllReduce" && sys.gpusPerNode > N.maxNvlsArity) ||
+            (algorithm === "NVLS" && sys.nodes > 1);
+          out[key] = ignored ? -1 : ncclTimeUs(sys, fn, algorithm, protocol, nBytes);
+        }
+      }
+      return out;
+    }
+
+    function ncclChannelsThreads(sys, algorithm, protocol, nBytes) {
+      const a = N.algorithms.indexOf(algorithm);
+      const p = N.protocols.indexOf(protocol);
+      let nc = sys.commChannels;
+      let nt = sys.maxThreads[a][p];
+      const threshold = sys.threadThreshold[a][p];
+      if (algorithm === "NVLS" || algorithm === "NVLSTree") {
+        nc = sys.nvlsChannels;
+        if (sys.nodes > 1 && algorithm === "NVLS") nc = Math.min(sys.nvlsChannels, sys.commChannels);
+      } else {
+        while (nBytes < nc * nt * threshold && nc >= 2) nc -= 1;
+        while (nBytes < nc * nt * threshold && nt % 128 === 0 && nt) nt = Math.floor(nt / 2);
+      }
+      if (protocol === "Simple") nt += { Ring: N.warpSize, Tree: 4 * N.warpSize }[algorithm] || 0;
+      nt = Math.max(nt, 3 * N.warpSize);
+      if (algorithm === "Tree" || algorithm === "PAT") nt = N.maxNthreads;
+      return [nc, nt];
+    }
+
+    /** nccl.predict (default NCCL_ALGO / NCCL_PROTO): NCCL's pick, channels and estimate. */
+    function ncclPredict(collective, sizeBytes, presetName, { ranks = null } = {}) {
+      const fn = N.courseToFunction[collective];
+      if (!fn) throw new Error(`NCCL's tuner does not price ${collective}`);
+      if (sizeBytes < 0) throw new Error(`size must be non-negative, got ${sizeBytes}`);
+      const sys = ncclSystem(presetName, ranks);
+      const candidates = ncclCandidates(sys, fn, sizeBytes);
+      let best = null;
+      let bestTime = Infinity;
+      for (const [key, t] of Object.entries(candidates)) {
+        if (t >= 0 && t < bestTime) {
+          best = key;
+          bestTime = t;
+        }
+      }
+      if (best === null) throw new Error(`No algorithm/protocol available for function ${fn}`);
+      const [algorithm, protocol] = best.split("/");
+      const [channels, threads] = ncclChannelsThreads(sys, algorithm, protocol, sizeBytes);
+      const seconds = bestTime * 1e-6;
+      let algbwGBps = 0;
+      let busbwGBps = 0;
+      if (seconds > 0 && sizeBytes > 0) {
+        algbwGBps = sizeBytes / seconds / 1e9;
+        busbwGBps = algbwGBps * busbwFactor(collective, sys.ranks);
+      }
+      return {
+        collective,
+        preset: presetName,
+        ranks: sys.ranks,
+        nodes: sys.nodes,
+        size_bytes: sizeBytes,
+        algorithm,
+        protocol,
+        channels,
+        threads,
+        time_s: seconds,
+        algbw_GBps: algbwGBps,
+        busbw_GBps: busbwGBps,
+        candidates,
+      };
+    }
+
+    function ncclRanks(presetName) {
+      return Object.keys(N.systems[presetName] || {}).map(Number);
+    }
+
     return {
       data,
       presets,
@@ -437,6 +561,7 @@
       crossovers,
       comparisonData,
       scheduleBytes,
+      nccl: { predict: ncclPredict, ranks: ncclRanks, collectives: () => Object.keys(N.courseToFunction), version: N.version },
       training: {
         parameters,
         activationElements,
