@@ -27,9 +27,7 @@ from nccl_course.viz.explorer_data import RANK_CHOICES, explorer_data
 from nccl_course.viz.plots import comparison_data
 
 NODE = shutil.which("node")
-COST_MODEL_JS = (
-    Path(__file__).resolve().parents[2] / "src/nccl_course/viz/static/cost-model.js"
-)
+COST_MODEL_JS = Path(__file__).resolve().parents[2] / "src/nccl_course/viz/static/cost-model.js"
 REL = 1e-9
 
 RUNNER = """
@@ -154,8 +152,9 @@ def test_predict_matches_including_nvls_and_barrier(js, preset):
         for key in ("time_s", "algbw_GBps", "busbw_GBps"):
             assert close(g[key], e[key]), (case, key, g[key], e[key])
         assert g["algorithm"] == e["algorithm"] or close(
-            predict(case[1][0], case[1][1], preset, ranks=case[1][3], algorithm=g["algorithm"])
-            .time_s,
+            predict(
+                case[1][0], case[1][1], preset, ranks=case[1][3], algorithm=g["algorithm"]
+            ).time_s,
             e["time_s"],
         ), case
 
@@ -252,7 +251,11 @@ def test_training_calls_bytes_and_times_match(js):
             for calls in lists:
                 add("bytes", [_calls(calls)], tr.bytes_sent_per_rank(calls))
                 add("count", [_calls(calls)], tr.total_calls(calls))
-                add("alphaBeta", [_calls(calls), 2.7e-6, 2e-11], tr.time_alpha_beta(calls, 2.7e-6, 2e-11))
+                add(
+                    "alphaBeta",
+                    [_calls(calls), 2.7e-6, 2e-11],
+                    tr.time_alpha_beta(calls, 2.7e-6, 2e-11),
+                )
                 for preset in ("h100-nvls", "ib-ndr-2node", "pcie-gen4"):
                     add("onPreset", [_calls(calls), preset], tr.time_on_preset(calls, preset))
     got = js(cases)

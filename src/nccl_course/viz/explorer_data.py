@@ -125,7 +125,9 @@ def step_costs_section() -> dict:
                 per_rank = table.setdefault(collective, {}).setdefault(algorithm, {})
                 for p in RANK_CHOICES:
                     per_rank[str(p)] = {
-                        str(k): compress_step_costs(step_costs_for(collective, algorithm, preset, p, k))
+                        str(k): compress_step_costs(
+                            step_costs_for(collective, algorithm, preset, p, k)
+                        )
                         for k in pipeline_depths(collective, algorithm)
                     }
     return out
