@@ -15,7 +15,7 @@ from nccl_course.sim.registry import build_schedule
 REL = 1e-9
 
 READY = "() => document.querySelector('.nccl-explorer[data-ready=\"true\"]') !== null"
-ROWS = """() => [...document.querySelectorAll('.nccl-explorer tbody tr')].map(
+ROWS = """() => [...document.querySelectorAll('.nccl-explorer .nccl-explorer-table tbody tr')].map(
   tr => Object.fromEntries(Object.entries(tr.dataset)))"""
 STATE = "() => JSON.parse(document.querySelector('.nccl-explorer').dataset.state)"
 PICTURE = "() => [...document.querySelectorAll('.nccl-explorer canvas')].map(c => c.toDataURL())"
@@ -124,7 +124,7 @@ def test_schedule_explorer(book_url, offline_page):
 
     def rows():
         return root.evaluate(
-            "el => [...el.querySelectorAll('tbody tr')].map(tr => Object.fromEntries("
+            "el => [...el.querySelectorAll('.nccl-explorer-table tbody tr')].map(tr => Object.fromEntries("
             "Object.entries(tr.dataset)))"
         )
 

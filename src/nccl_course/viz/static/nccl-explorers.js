@@ -18,7 +18,7 @@
     }
     return `${Number.isInteger(v) ? v : v.toPrecision(3)} ${UNITS[i]}`;
   }
-  const fmt = (x, digits = 4) => (x === 0 ? "0" : Number(x.toPrecision(digits)).toString());
+  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : Number(x.toPrecision(digits)).toString());
   const us = (s) => fmt(s * 1e6);
 
   function el(tag, attrs = {}, children = []) {
@@ -60,7 +60,7 @@
       height: 280,
       scales: { x: xLog ? { time: false, distr: 3, log: 2 } : { time: false }, y: { distr: 3, log: 10 } },
       axes: [
-        { label: xLabel, values: (u, vals) => vals.map((v) => (xLog ? formatSize(v) : String(v))) },
+        { label: xLabel, values: (u, vals) => vals.map((v) => (v == null ? "" : xLog ? formatSize(v) : String(v))) },
         { label: yLabel, values: (u, vals) => vals.map((v) => fmt(v, 3)) },
       ],
       series: [{ label: xLabel, value: (u, v) => (v == null ? "" : xLog ? formatSize(v) : String(v)) }].concat(
@@ -139,6 +139,7 @@
       plots.replaceChildren();
       const c = coll.value;
       const p = Number(ranks.value);
+      const s = Number(size.value);
       const d = m.comparisonData(c, pre.value, { ranks: p });
       const algos = Object.keys(d.times);
       const factor = m.busbwFactor(c, p);
@@ -160,10 +161,9 @@
       const b = el("div", { class: "nccl-explorer-plot", "data-plot": "busbw" });
       plots.append(a, b);
       plotsMade = [
-        chart(a, `${c} on ${pre.value}, ${p} ranks: time`, "size", "time (us)", d.sizes, timeSeries, { marks: marks.concat(ncclMarks) }),
-        chart(b, "bus bandwidth (nccl-tests factor)", "size", "busbw (GB/s)", d.sizes, busSeries, { marks }),
+        chart(a, `${c} on ${pre.value}, ${p} ranks: time`, "size", "time (us)", d.sizes, timeSeries, { marks: marks.concat(ncclMarks, [[s, "\u25bc size below"]]) }),
+        chart(b, "bus bandwidth (nccl-tests factor)", "size", "busbw (GB/s)", d.sizes, busSeries, { marks: marks.concat([[s, "\u25bc"]]) }),
       ];
-      const s = Number(size.value);
       const best = m.predict(c, s, pre.value, { ranks: p });
       const rows = algos.map((algo) => {
         const q = m.predict(c, s, pre.value, { ranks: p, algorithm: algo });
@@ -311,7 +311,7 @@
       const host = el("div", { class: "nccl-explorer-plot", "data-plot": "training" });
       plots.replaceChildren(host);
       const series = Object.keys(now).map((name) => ({ label: name, values: xs.map((q) => T.timeOnPreset(strategies(sh, q, nb)[name], pre.value) * 1e3) }));
-      plot = chart(host, `${sh.name} on ${pre.value}: communication per step if nothing overlaps`, "ranks", "time (ms)", xs, series, { xLog: false });
+      plot = chart(host, `${sh.name} on ${pre.value}: communication per step if nothing overlaps`, "ranks", "time (ms)", xs, series, { xLog: false, marks: [[p, `${p} ranks`]] });
       const rows = Object.entries(now).map(([name, calls]) => {
         const t = T.timeOnPreset(calls, pre.value);
         const sent = T.bytesSentPerRank(calls);
