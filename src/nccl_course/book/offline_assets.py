@@ -24,6 +24,8 @@ _ASSETS = [
     ("requirejs/require.js", "requirejs/require.js", ()),
     ("@jupyter-widgets/html-manager/dist", "html-manager", (".map", "embed.js", "libembed-amd.js")),
     ("mathjax/es5", "mathjax", ("mml-svg.js", "tex-svg.js", "tex-mml-svg.js", "tex-svg-full.js")),
+    # uPlot draws the in-page cost-model explorers (nccl_course.viz.sphinx_explorers)
+    ("uplot/dist", "uplot", (".cjs.js", ".esm.js", ".d.ts", "uPlot.iife.js")),
 ]
 
 

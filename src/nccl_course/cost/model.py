@@ -105,6 +105,21 @@ def _depths(collective: str, algorithm: str) -> tuple[int, ...]:
     return PIPELINE_DEPTHS if (collective, algorithm) in PIPELINED else (1,)
 
 
+def pipeline_depths(collective: str, algorithm: str) -> tuple[int, ...]:
+    """The pipeline depths k that :func:`sweep_times` tries for this algorithm (1 when it is
+    not pipelined)."""
+    return _depths(collective, algorithm)
+
+
+def step_costs_for(
+    collective: str, algorithm: str, preset: str | Preset, ranks: int, chunks: int
+) -> StepCosts:
+    """The affine step costs :func:`sweep_times` prices ``algorithm`` with on ``ranks`` GPUs of
+    ``preset`` at pipeline depth ``chunks`` (NCCL's rings on multi-node presets; not ``nvls``,
+    which has no schedule). The book's in-page explorers evaluate these in JavaScript."""
+    return _costs(collective, algorithm, get_preset(preset), int(ranks), int(chunks))
+
+
 def sweep_times(
     collective: str,
     algorithm: str,

@@ -75,6 +75,14 @@ class TransformerShape:
 #: GPT-2/3 BPE vocabulary of 50257 tokens).
 GPT3_6_7B = TransformerShape(name="GPT-3 6.7B", layers=32, hidden=4096, vocab=50257, seq_len=2048)
 
+#: A few GPT-3 shapes to choose from (Brown et al. 2020, Table 2.1: XL 24 layers of width 2048,
+#: 6.7B 32 of 4096, 175B 96 of 12288; all with context 2048 and the 50257-token vocabulary).
+GPT3_SHAPES = (
+    TransformerShape(name="GPT-3 XL (1.3B)", layers=24, hidden=2048, vocab=50257, seq_len=2048),
+    GPT3_6_7B,
+    TransformerShape(name="GPT-3 175B", layers=96, hidden=12288, vocab=50257, seq_len=2048),
+)
+
 
 @dataclass(frozen=True)
 class CollectiveCall:
@@ -342,6 +350,7 @@ __all__ = [
     "DDP_DEFAULT_BUCKET_BYTES",
     "DDP_DEFAULT_FIRST_BUCKET_BYTES",
     "GPT3_6_7B",
+    "GPT3_SHAPES",
     "CollectiveCall",
     "TransformerShape",
     "busbw_at",

@@ -1,0 +1,347 @@
+/* The book's in-page cost-model explorers (the {cost-explorer} directive): controls, uPlot
+ * charts and tables over cost-model.js, computed in the browser with no kernel or network.
+ * Every number shown is also in a data-* attribute at full precision, so tests can compare it
+ * with the Python package. */
+(function () {
+  "use strict";
+
+  const KIB = 1024;
+  const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
+  const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
+
+  function formatSize(bytes) {
+    let v = bytes;
+    let i = 0;
+    while (v >= KIB && i < UNITS.length - 1) {
+      v /= KIB;
+      i += 1;
+    }
+    return `${Number.isInteger(v) ? v : v.toPrecision(3)} ${UNITS[i]}`;
+  }
+  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : Number(x.toPrecision(digits)).toString());
+  const us = (s) => fmt(s * 1e6);
+
+  function el(tag, attrs = {}, children = []) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "text") e.textContent = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) e.append(c);
+    return e;
+  }
+
+  function control(box, name, label, options, value, onChange) {
+    const sel = el("select", { "data-control": name, "aria-label": label });
+    for (const opt of options) {
+      const [v, text] = Array.isArray(opt) ? opt : [opt, opt];
+      const o = el("option", { value: String(v), text: String(text) });
+      sel.append(o);
+    }
+    sel.value = String(options.map((o) => (Array.isArray(o) ? o[0] : o)).includes(value) ? value : sel.options[0].value);
+    sel.addEventListener("change", onChange);
+    box.append(el("label", {}, [`${label} `, sel]));
+    return sel;
+  }
+
+  function setOptions(sel, options, keep) {
+    const values = options.map((o) => String(Array.isArray(o) ? o[0] : o));
+    sel.replaceChildren(
+      ...options.map((o) => el("option", { value: String(Array.isArray(o) ? o[0] : o), text: String(Array.isArray(o) ? o[1] : o) }))
+    );
+    sel.value = values.includes(String(keep)) ? String(keep) : values[0];
+  }
+
+  function chart(host, title, xLabel, yLabel, xs, series, { marks = [], xLog = true } = {}) {
+    const width = Math.max(320, Math.min(host.clientWidth || 640, 760));
+    const opts = {
+      title,
+      width,
+      height: 280,
+      scales: { x: xLog ? { time: false, distr: 3, log: 2 } : { time: false }, y: { distr: 3, log: 10 } },
+      axes: [
+        { label: xLabel, values: (u, vals) => vals.map((v) => (v == null ? "" : xLog ? formatSize(v) : String(v))) },
+        { label: yLabel, values: (u, vals) => vals.map((v) => fmt(v, 3)) },
+      ],
+      series: [{ label: xLabel, value: (u, v) => (v == null ? "" : xLog ? formatSize(v) : String(v)) }].concat(
+        series.map((s, i) => ({
+          label: s.label,
+          stroke: s.color || COLORS[i % COLORS.length],
+          width: s.width || 1.5,
+          dash: s.dash,
+          points: { show: !xLog },
+          value: (u, v) => (v == null ? "" : fmt(v, 4)),
+        }))
+      ),
+      hooks: {
+        draw: [
+          (u) => {
+            const ctx = u.ctx;
+            ctx.save();
+            ctx.strokeStyle = "#777";
+            ctx.fillStyle = "#444";
+            ctx.setLineDash([3, 3]);
+            ctx.font = `${Math.round(10 * devicePixelRatio)}px sans-serif`;
+            marks.forEach(([x, text], i) => {
+              const px = u.valToPos(x, "x", true);
+              ctx.beginPath();
+              ctx.moveTo(px, u.bbox.top);
+              ctx.lineTo(px, u.bbox.top + u.bbox.height);
+              ctx.stroke();
+              ctx.fillText(text, px + 3, u.bbox.top + (12 + 12 * (i % 4)) * devicePixelRatio);
+            });
+            ctx.restore();
+          },
+        ],
+      },
+    };
+    const data = [xs].concat(series.map((s) => s.values));
+    return new uPlot(opts, data, host);
+  }
+
+  function table(headers, rows) {
+    const t = el("table", { class: "nccl-explorer-table" });
+    t.append(el("thead", {}, [el("tr", {}, headers.map((h) => el("th", { text: h })))]));
+    const body = el("tbody");
+    for (const r of rows) {
+      const tr = el("tr", r.attrs || {});
+      for (const cell of r.cells) tr.append(el("td", { text: cell }));
+      body.append(tr);
+    }
+    t.append(body);
+    return t;
+  }
+
+  function sizeChoices() {
+    const out = [];
+    for (let s = 8; s <= 16 * KIB ** 3; s *= 2) out.push([s, formatSize(s)]);
+    return out;
+  }
+
+  // -- (a) algorithms: time and busbw versus size, switches and NCCL's pick marked -----------
+  function algorithmsExplorer(root, m, opts) {
+    const ctrl = el("div", { class: "nccl-explorer-controls" });
+    const plots = el("div", { class: "nccl-explorer-plots" });
+    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    root.replaceChildren(ctrl, plots, out);
+    const collectives = Object.keys(m.data.model.algorithms).filter((c) => c !== "barrier");
+    const coll = control(ctrl, "collective", "collective", collectives, opts.collective || "all_reduce", redraw);
+    const pre = control(ctrl, "preset", "preset", Object.keys(m.presets), opts.preset || "h100-nvlink", onPreset);
+    const ranks = control(ctrl, "ranks", "ranks", m.data.model.rankChoices, opts.ranks || m.presets[pre.value].ranks, redraw);
+    const size = control(ctrl, "size", "size", sizeChoices(), opts.size || 2 ** 20 * 64, redraw);
+    let plotsMade = [];
+    function onPreset() {
+      ranks.value = String(m.presets[pre.value].ranks);
+      redraw();
+    }
+    function redraw() {
+      plotsMade.forEach((u) => u.destroy());
+      plots.replaceChildren();
+      const c = coll.value;
+      const p = Number(ranks.value);
+      const s = Number(size.value);
+      const d = m.comparisonData(c, pre.value, { ranks: p });
+      const algos = Object.keys(d.times);
+      const factor = m.busbwFactor(c, p);
+      const nccl = m.nccl.collectives().includes(c) && m.nccl.ranks(pre.value).includes(p);
+      const picks = nccl ? d.sizes.map((s) => m.nccl.predict(c, s, pre.value, { ranks: p })) : [];
+      const timeSeries = algos.map((a) => ({ label: a, values: d.times[a].map((t) => t * 1e6) }));
+      const busSeries = algos.map((a) => ({ label: a, values: d.times[a].map((t, i) => (d.sizes[i] / t / 1e9) * factor) }));
+      const marks = d.switches.map(([x, a, b]) => [x, `${a}\u2192${b}`]);
+      const ncclMarks = [];
+      if (nccl) {
+        timeSeries.push({ label: "NCCL's estimate", values: picks.map((q) => q.time_s * 1e6), color: "#000", dash: [6, 4], width: 2 });
+        busSeries.push({ label: "NCCL's estimate", values: picks.map((q) => q.busbw_GBps), color: "#000", dash: [6, 4], width: 2 });
+        picks.forEach((q, i) => {
+          const label = `${q.algorithm}/${q.protocol}`;
+          if (i === 0 || label !== `${picks[i - 1].algorithm}/${picks[i - 1].protocol}`) ncclMarks.push([d.sizes[i], `NCCL: ${label}`]);
+        });
+      }
+      const a = el("div", { class: "nccl-explorer-plot", "data-plot": "time" });
+      const b = el("div", { class: "nccl-explorer-plot", "data-plot": "busbw" });
+      plots.append(a, b);
+      plotsMade = [
+        chart(a, `${c} on ${pre.value}, ${p} ranks: time`, "size", "time (us)", d.sizes, timeSeries, { marks: marks.concat(ncclMarks, [[s, "\u25bc size below"]]) }),
+        chart(b, "bus bandwidth (nccl-tests factor)", "size", "busbw (GB/s)", d.sizes, busSeries, { marks: marks.concat([[s, "\u25bc"]]) }),
+      ];
+      const best = m.predict(c, s, pre.value, { ranks: p });
+      const rows = algos.map((algo) => {
+        const q = m.predict(c, s, pre.value, { ranks: p, algorithm: algo });
+        return {
+          attrs: { "data-algorithm": algo, "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), "data-chunks": String(q.chunks) },
+          cells: [algo + (algo === best.algorithm ? " (fastest)" : ""), us(q.time_s), fmt(q.algbw_GBps), fmt(q.busbw_GBps), String(q.chunks)],
+        };
+      });
+      const parts = [
+        el("p", { class: "nccl-explorer-summary", "data-algorithm": best.algorithm, "data-time-s": String(best.time_s), "data-busbw-gbps": String(best.busbw_GBps), text: `${c} of ${formatSize(s)} on ${p} ranks of ${pre.value}: fastest ${best.algorithm}, ${us(best.time_s)} us, busbw ${fmt(best.busbw_GBps)} GB/s.` }),
+        table(["algorithm", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "pipeline depth"], rows),
+        el("p", { class: "nccl-explorer-switches", text: d.switches.length ? `The fastest changes: ${d.switches.map(([x, f, t]) => `${f} \u2192 ${t} at ${formatSize(x)}`).join("; ")}.` : `${d.best[0]} is fastest at every size.` }),
+      ];
+      if (nccl) {
+        const q = m.nccl.predict(c, s, pre.value, { ranks: p });
+        parts.push(el("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text: `NCCL ${m.nccl.version}'s tuner picks ${q.algorithm}/${q.protocol} on ${q.channels} channels: ${us(q.time_s)} us, busbw ${fmt(q.busbw_GBps)} GB/s (its estimate, dashed).` }));
+      } else {
+        parts.push(el("p", { class: "nccl-explorer-nccl", text: "NCCL's tuner model does not cover this collective or rank count." }));
+      }
+      out.replaceChildren(...parts);
+      root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p, size: s });
+    }
+    redraw();
+  }
+
+  // -- (b) what NCCL picks across sizes -------------------------------------------------------
+  function ncclExplorer(root, m, opts) {
+    const ctrl = el("div", { class: "nccl-explorer-controls" });
+    const plots = el("div", { class: "nccl-explorer-plots" });
+    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    root.replaceChildren(ctrl, plots, out);
+    const presets = Object.keys(m.presets).filter((p) => m.nccl.ranks(p).length);
+    const coll = control(ctrl, "collective", "collective", m.nccl.collectives(), opts.collective || "all_reduce", redraw);
+    const pre = control(ctrl, "preset", "preset", presets, opts.preset || "h100-nvls", onPreset);
+    const ranks = control(ctrl, "ranks", "ranks", m.nccl.ranks(pre.value), opts.ranks || m.presets[pre.value].ranks, redraw);
+    let plot = null;
+    function onPreset() {
+      setOptions(ranks, m.nccl.ranks(pre.value), m.presets[pre.value].ranks);
+      redraw();
+    }
+    function redraw() {
+      if (plot) plot.destroy();
+      const c = coll.value;
+      const p = Number(ranks.value);
+      const sizes = m.data.model.defaultSizes;
+      const picks = sizes.map((s) => m.nccl.predict(c, s, pre.value, { ranks: p }));
+      const marks = [];
+      picks.forEach((q, i) => {
+        const label = `${q.algorithm}/${q.protocol}`;
+        if (i === 0 || label !== `${picks[i - 1].algorithm}/${picks[i - 1].protocol}`) marks.push([sizes[i], label]);
+      });
+      const host = el("div", { class: "nccl-explorer-plot", "data-plot": "nccl" });
+      plots.replaceChildren(host);
+      plot = chart(host, `NCCL's pick for ${c} on ${pre.value}, ${p} ranks`, "size", "busbw (GB/s)", sizes, [{ label: "busbw of NCCL's pick", values: picks.map((q) => q.busbw_GBps), color: "#000" }], { marks });
+      const rows = sizeChoices().map(([s, text]) => {
+        const q = m.nccl.predict(c, s, pre.value, { ranks: p });
+        return {
+          attrs: { "data-size": String(s), "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps) },
+          cells: [text, q.algorithm, q.protocol, String(q.channels), us(q.time_s), fmt(q.busbw_GBps)],
+        };
+      });
+      out.replaceChildren(table(["size", "algorithm", "protocol", "channels", "time (us)", "busbw (GB/s)"], rows));
+      root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p });
+    }
+    redraw();
+  }
+
+  // -- (c) bytes per rank per step of a schedule -------------------------------------------------
+  function scheduleExplorer(root, m, opts) {
+    const ctrl = el("div", { class: "nccl-explorer-controls" });
+    const plots = el("div", { class: "nccl-explorer-plots" });
+    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    root.replaceChildren(ctrl, plots, out);
+    const S = m.data.schedules;
+    const coll = control(ctrl, "collective", "collective", Object.keys(S), opts.collective || "all_reduce", onCollective);
+    const algo = control(ctrl, "algorithm", "algorithm", Object.keys(S[coll.value]), opts.algorithm || "ring", onAlgorithm);
+    const ranks = control(ctrl, "ranks", "ranks", Object.keys(S[coll.value][algo.value]).map(Number), opts.ranks || 4, onAlgorithm);
+    const chunks = control(ctrl, "chunks", "pipeline pieces", Object.keys(S[coll.value][algo.value][ranks.value]), "1", redraw);
+    const size = control(ctrl, "size", "size", sizeChoices(), opts.size || 2 ** 20, redraw);
+    let plot = null;
+    function onCollective() {
+      setOptions(algo, Object.keys(S[coll.value]), algo.value);
+      onAlgorithm();
+    }
+    function onAlgorithm() {
+      setOptions(ranks, Object.keys(S[coll.value][algo.value]), ranks.value);
+      setOptions(chunks, Object.keys(S[coll.value][algo.value][ranks.value]), chunks.value);
+      redraw();
+    }
+    function redraw() {
+      if (plot) plot.destroy();
+      const p = Number(ranks.value);
+      const s = Number(size.value);
+      const b = m.scheduleBytes(coll.value, algo.value, p, Number(chunks.value), s);
+      const steps = b.sent.map((_, i) => i + 1);
+      const host = el("div", { class: "nccl-explorer-plot", "data-plot": "schedule" });
+      plots.replaceChildren(host);
+      const series = [];
+      for (let r = 0; r < p; r += 1) series.push({ label: `rank ${r}`, values: b.sent.map((row) => row[r] || null) });
+      plot = chart(host, `${coll.value} / ${algo.value}, ${p} ranks: bytes each rank sends per step`, "step", "bytes sent", steps, series, { xLog: false });
+      const rows = [];
+      for (let r = 0; r < p; r += 1) {
+        const sent = b.sent.map((row) => row[r]);
+        const total = sent.reduce((x, y) => x + y, 0);
+        rows.push({ attrs: { "data-rank": String(r), "data-sent": JSON.stringify(sent), "data-total": String(total) }, cells: [String(r)].concat(sent.map((x) => (x ? formatSize(x) : "\u00b7")), [formatSize(total)]) });
+      }
+      out.replaceChildren(
+        el("p", { class: "nccl-explorer-summary", "data-steps": String(b.steps), text: `${b.steps} steps; each cell is what the rank sends in that step (a collective of ${formatSize(s)}).` }),
+        table(["rank"].concat(steps.map((i) => `step ${i}`), ["total"]), rows)
+      );
+      root.dataset.state = JSON.stringify({ collective: coll.value, algorithm: algo.value, ranks: p, chunks: Number(chunks.value), size: s });
+    }
+    redraw();
+  }
+
+  // -- (d) a training step's communication --------------------------------------------------------
+  function trainingExplorer(root, m, opts) {
+    const ctrl = el("div", { class: "nccl-explorer-controls" });
+    const plots = el("div", { class: "nccl-explorer-plots" });
+    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    root.replaceChildren(ctrl, plots, out);
+    const T = m.training;
+    const shapes = T.shapes.map((s) => s.name);
+    const shape = control(ctrl, "model", "model", shapes, opts.model || shapes[1], redraw);
+    const pre = control(ctrl, "preset", "preset", Object.keys(m.presets), opts.preset || "ib-ndr-2node", redraw);
+    const ranks = control(ctrl, "ranks", "group size", m.data.model.rankChoices, opts.ranks || 8, redraw);
+    const bytes = control(ctrl, "bytes", "bytes per element", [[2, "2 (bf16)"], [4, "4 (fp32)"]], 2, redraw);
+    const sp = control(ctrl, "sequence_parallel", "TP sequence parallel", [["no", "no"], ["yes", "yes"]], "no", redraw);
+    let plot = null;
+    function strategies(sh, p, nb) {
+      const params = T.parameters(sh);
+      return {
+        DDP: T.ddpCalls(params, p, nb),
+        "FSDP / ZeRO-3": T.zero3Calls(params, p, sh.layers, nb, nb),
+        "tensor parallel": T.tensorParallelCalls(sh, p, nb, sp.value === "yes"),
+      };
+    }
+    function redraw() {
+      if (plot) plot.destroy();
+      const sh = T.shapes.find((s) => s.name === shape.value);
+      const p = Number(ranks.value);
+      const nb = Number(bytes.value);
+      const now = strategies(sh, p, nb);
+      const xs = m.data.model.rankChoices;
+      const host = el("div", { class: "nccl-explorer-plot", "data-plot": "training" });
+      plots.replaceChildren(host);
+      const series = Object.keys(now).map((name) => ({ label: name, values: xs.map((q) => T.timeOnPreset(strategies(sh, q, nb)[name], pre.value) * 1e3) }));
+      plot = chart(host, `${sh.name} on ${pre.value}: communication per step if nothing overlaps`, "ranks", "time (ms)", xs, series, { xLog: false, marks: [[p, `${p} ranks`]] });
+      const rows = Object.entries(now).map(([name, calls]) => {
+        const t = T.timeOnPreset(calls, pre.value);
+        const sent = T.bytesSentPerRank(calls);
+        const n = T.totalCalls(calls);
+        return { attrs: { "data-strategy": name, "data-calls": String(n), "data-bytes": String(sent), "data-time-s": String(t) }, cells: [name, String(n), formatSize(sent), fmt(t * 1e3)] };
+      });
+      const params = T.parameters(sh);
+      out.replaceChildren(
+        el("p", { class: "nccl-explorer-summary", "data-parameters": String(params), text: `${sh.name}: ${fmt(params / 1e9, 3)} billion parameters (12 L h\u00b2 + V h), ${p} ranks per group, ${nb} bytes per element.` }),
+        table(["strategy", "collective calls per step", "bytes sent per rank", "time on preset (ms)"], rows)
+      );
+      root.dataset.state = JSON.stringify({ model: sh.name, preset: pre.value, ranks: p, bytes: nb, sp: sp.value });
+    }
+    redraw();
+  }
+
+  const KINDS = { algorithms: algorithmsExplorer, nccl: ncclExplorer, schedule: scheduleExplorer, training: trainingExplorer };
+
+  function start() {
+    const data = window.NCCL_COURSE_COST_DATA;
+    if (!data || typeof uPlot === "undefined" || !window.NcclCostModel) return;
+    const m = window.NcclCostModel.createCostModel(data);
+    for (const root of document.querySelectorAll(".nccl-explorer")) {
+      const opts = { ...root.dataset };
+      if (opts.ranks) opts.ranks = Number(opts.ranks);
+      if (opts.size) opts.size = Number(opts.size);
+      KINDS[root.dataset.kind](root, m, opts);
+      root.dataset.ready = "true";
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
