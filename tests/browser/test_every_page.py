@@ -86,3 +86,16 @@ def test_every_page_loads_without_errors(built_book, book_url, browser):
         for page, problems in found.items()
     )
     assert not found, f"problems per kind {dict(counts)} on {len(found)} pages:\n{report}"
+
+
+def test_the_favicon_is_served(book_url, browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{book_url}/book/intro.html")
+        href = page.eval_on_selector('link[rel="icon"]', "link => link.href")
+        response = page.request.get(href)
+        assert response.status == 200 and href.endswith("/_static/favicon.svg")
+        assert response.text().lstrip().startswith("<svg")
+    finally:
+        context.close()

@@ -45,7 +45,9 @@ def test_blocks():
 def test_wrapped_lines_are_not_paragraph_breaks():
     # feedback from a YAML block scalar: lines wrapped at ~100 columns, one blank line between
     # the two paragraphs the author wrote
-    html = render("renderMarkdown", "Right. Every rank\nsends $n/p$ per step.\n\nSo the ring\nwins.\n")
+    html = render(
+        "renderMarkdown", "Right. Every rank\nsends $n/p$ per step.\n\nSo the ring\nwins.\n"
+    )
     assert html == "<p>Right. Every rank sends $n/p$ per step.</p>\n<p>So the ring wins.</p>"
 
 
@@ -67,6 +69,4 @@ def test_wrapped_list_items_stay_one_item():
 
 def test_indented_paragraph_continues_its_item():
     html = render("renderMarkdown", "- first\n  wrapped\n\n  second paragraph\n- next")
-    assert html == (
-        "<ul><li><p>first wrapped</p><p>second paragraph</p></li><li>next</li></ul>"
-    )
+    assert html == ("<ul><li><p>first wrapped</p><p>second paragraph</p></li><li>next</li></ul>")
