@@ -50,7 +50,7 @@ def make_self_contained(html: str) -> str:
     return html
 
 
-def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 72) -> str:
+def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90) -> str:
     """The HTML (with inline JavaScript and base64 PNG frames) of a player that steps through
     ``schedule``: frame 0 is the data before the first step, frame i the transfers of step i,
     the last frame the result."""
@@ -80,7 +80,7 @@ def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 72)
     return make_self_contained(html)
 
 
-def animate_schedule(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 72):
+def animate_schedule(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90):
     """An ``IPython.display.HTML`` player for ``schedule`` that works in a static HTML page
     without a kernel and without network access."""
     from IPython.display import HTML
