@@ -154,5 +154,34 @@ def test_vendored_javascript_is_in_the_build(built_book):
         "_static/vendor/requirejs/require.js",
         "_static/vendor/html-manager/embed-amd.js",
         "_static/vendor/mathjax/tex-chtml.js",
+        "_static/nccl-widgets.js",
     ):
         assert (built_book / path).is_file(), f"{path} missing from the build"
+
+
+def _pages(root: Path) -> list[Path]:
+    return [p for p in sorted(root.rglob("*.html")) if p.relative_to(root).parts[0] != "_static"]
+
+
+def test_equations_are_numbered_per_page(built_book):
+    # math_numfig is off: every page (a chapter) numbers its equations (1), (2), ... afresh
+    numbered = {}
+    for page in _pages(built_book):
+        numbers = re.findall(r'class="eqno">\((\d+)\)', page.read_text(encoding="utf-8"))
+        if numbers:
+            numbered[page.relative_to(built_book).as_posix()] = [int(n) for n in numbers]
+    assert len(numbered) >= 5, numbered
+    for page, numbers in numbered.items():
+        assert numbers == list(range(1, len(numbers) + 1)), (page, numbers)
+
+
+def test_every_page_has_the_favicon_and_each_script_once(built_book):
+    assert (built_book / "_static/favicon.svg").read_text().lstrip().startswith("<svg")
+    for page in _pages(built_book):
+        html = page.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in html.lower():
+            continue  # the root index.html only redirects
+        assert re.search(r'<link rel="icon" href="[./]*_static/favicon\.svg"', html), page
+        scripts = re.findall(r"<script\b[^>]*>.*?</script>", html, flags=re.S)
+        repeated = {s for s in scripts if scripts.count(s) > 1}
+        assert not repeated, (page, sorted(repeated)[:2])

@@ -12,6 +12,12 @@ FIRST_FRAME_SHOWN = """sel => {
   const img = document.querySelector(sel);
   return img !== null && (img.getAttribute('src') || '').startsWith('data:image/png');
 }"""
+# [title, icon width, icon height, number of drawn paths] of every player button.
+BUTTON_ICON_SIZES = """sel => [...document.querySelectorAll(sel)].map(b => {
+  const svg = b.querySelector('svg.anim-icon');
+  const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  return [b.title, box.width, box.height, svg ? svg.querySelectorAll('path').length : 0];
+})"""
 SLIDER_MOVED = "sel => document.querySelector(sel).value !== '0'"
 
 
@@ -33,5 +39,8 @@ def test_ring_allreduce_animation_plays_offline(book_url, offline_page):
 
     # Offline and self-contained: the page never asked for anything beyond 127.0.0.1.
     assert offline_page.external == []
-    # The player's buttons are plain characters, not a CDN icon font.
-    assert "\u25b6" in page.locator(PLAY).first.inner_text()
+    # Every button shows its icon, drawn as inline SVG (no icon font, no glyph a font may lack).
+    sizes = page.evaluate(BUTTON_ICON_SIZES, "div.animation .anim-buttons button")
+    assert len(sizes) == 9, sizes
+    for title, width, height, paths in sizes:
+        assert paths == 1 and width >= 10 and height >= 10, (title, width, height, paths)

@@ -62,6 +62,75 @@ def answer(page, index: int, key: dict) -> None:
         raise AssertionError(f"question {index} ({kind}) not saved: {status!r}; key {key}") from exc
 
 
+def check_choice_labels(page, keys: list[dict]) -> None:
+    """Choices carry the names the grader's feedback uses: Choice 1, Choice 2, ..."""
+    for index, key in enumerate(keys):
+        if key["type"] in ("single", "multiple"):
+            labels = page.locator(f'li.question[data-index="{index}"] .choice-label')
+            expected = [f"Choice {i + 1}" for i in range(key["n_choices"])]
+            assert labels.all_inner_texts() == expected
+
+
+# An ordering question with one item long enough to wrap, drawn by the page's own renderer in a
+# scratch list; returns [select left, select width, select top - text top] per item.
+ORDERING_GEOMETRY = """() => {
+  const scratch = document.createElement("ol");
+  document.querySelector("main").appendChild(scratch);
+  const long = "a long item whose text wraps onto several lines of the page ".repeat(6);
+  scratch.appendChild(renderQuestion({ index: 999, response: null, question: {
+    type: "ordering", prompt: "Order these", items: ["short", long, "$p - 1$ steps"] } }));
+  const rows = [...scratch.querySelectorAll("label.option")].map((label) => {
+    const select = label.querySelector("select").getBoundingClientRect();
+    const text = label.querySelector("span").getBoundingClientRect();
+    return [select.left, select.width, select.top - text.top, text.height];
+  });
+  scratch.remove();
+  return rows;
+}"""
+
+
+def check_ordering_alignment(page) -> None:
+    page.set_viewport_size({"width": 480, "height": 800})
+    rows = page.evaluate(ORDERING_GEOMETRY)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    assert len(rows) == 3
+    assert rows[1][3] > 2 * rows[0][3], f"the long item did not wrap: {rows}"
+    assert len({round(left) for left, *_ in rows}) == 1, f"selects not in one column: {rows}"
+    assert len({round(width) for _, width, *_ in rows}) == 1, f"selects differ in width: {rows}"
+    for _, _, offset, _ in rows:
+        assert abs(offset) <= 6, f"a select is not level with the first line of its item: {rows}"
+
+
+# Markdown and math in a choice, as the result page shows the learner's answer.
+ANSWER_HTML = """() => describeResponse(
+  { type: "single", choices: ["a", "Call `ncclAllReduce` for **$2(p-1)$** steps"] }, 1)"""
+
+
+def check_result_page(page, keys: list[dict]) -> None:
+    # the score is in view after submitting from the bottom of the page
+    top = page.evaluate("document.querySelector('#result').getBoundingClientRect().top")
+    assert 0 <= top < 200, f"the result starts {top}px from the top of the window"
+    assert page.evaluate(ANSWER_HTML) == (
+        "Choice 2: Call <code>ncclAllReduce</code> for <strong>$2(p-1)$</strong> steps"
+    )
+    # every answer is rendered: no Markdown backticks, and math is typeset, not left as $...$
+    page.wait_for_function("!document.querySelector('#feedback .your-answer .MathJax_Preview')")
+    for index, key in enumerate(keys):
+        li = page.locator(f'#feedback li.question[data-index="{index}"]')
+        shown = li.locator(".your-answer").inner_text()
+        assert "`" not in shown, shown
+        if "$" in li.locator(".your-answer").inner_html():
+            li.locator(".your-answer mjx-container").first.wait_for(timeout=60_000)
+        if key["type"] in ("single", "multiple"):
+            labels = li.locator(".choices .choice-label").all_inner_texts()
+            assert labels == [f"Choice {i + 1}" for i in range(key["n_choices"])]
+        if key["type"] == "multiple":
+            # one list item per correct choice (all picked): wrapped feedback stays in its item
+            items = li.locator(".feedback ul").first.locator("li").all_inner_texts()
+            assert len(items) == len(key["correct"]), items
+            assert all(item.startswith("Choice ") for item in items), items
+
+
 def verify_on_page(page, url: str, credential_text: str) -> str:
     page.goto(url + "/exam/verify")
     page.fill("#credential-text", credential_text)
@@ -109,6 +178,8 @@ def test_exam_end_to_end(offline_page, tmp_path):
         prompts = page.evaluate("state.attempt.questions.map((q) => q.question.prompt)")
         if any("$" in p for p in prompts):
             page.wait_for_selector("#questions mjx-container", timeout=60_000)
+        check_choice_labels(page, keys)
+        check_ordering_alignment(page)
         for index, key in enumerate(keys):
             answer(page, index, key)
         assert "Every question has a saved answer" in page.inner_text("#unanswered")
@@ -118,6 +189,7 @@ def test_exam_end_to_end(offline_page, tmp_path):
         score = page.inner_text("#score")
         assert "100.0 %" in score and "passed" in score and "not passed" not in score
         assert page.locator("#feedback li.question").count() == count
+        check_result_page(page, keys)
 
         with page.expect_download() as info:
             page.click("#download-json")

@@ -12,6 +12,10 @@ def test_sim_prints_steps_bytes_and_verifies(capsys):
     out = capsys.readouterr().out
     assert "6 steps" in out
     assert "step   1: 0->1+[0]" in out  # a reduction from rank 0 into rank 1
+    # the notation is explained once, above the first step
+    lines = out.splitlines()
+    legend = [i for i, line in enumerate(lines) if "S->D+[c]" in line and "S->D[c]" in line]
+    assert legend == [lines.index(next(x for x in lines if x.startswith("  step   1:"))) - 1]
     assert out.count("6,291,456 B") == 4  # 2 (p-1)/p x 4 MiB per rank
     assert "equals the numpy definition" in out
 

@@ -40,3 +40,33 @@ def test_blocks():
     assert html == (
         "<p>one two</p>\n<ul><li>a</li><li>b</li></ul>\n<pre><code>x &lt; y</code></pre>"
     )
+
+
+def test_wrapped_lines_are_not_paragraph_breaks():
+    # feedback from a YAML block scalar: lines wrapped at ~100 columns, one blank line between
+    # the two paragraphs the author wrote
+    html = render(
+        "renderMarkdown", "Right. Every rank\nsends $n/p$ per step.\n\nSo the ring\nwins.\n"
+    )
+    assert html == "<p>Right. Every rank sends $n/p$ per step.</p>\n<p>So the ring wins.</p>"
+
+
+def test_wrapped_list_items_stay_one_item():
+    # a multiple-choice grade: one item per choice, each choice's feedback wrapped in the bank
+    text = (
+        "Partly right: score 0.50.\n\n"
+        "- Choice 1 (right to select): Right. Only the $\\alpha$ term\ncounts here.\n"
+        "- Choice 3 (missed): The ring pays\n$2(p-1)$ latencies.\n\n"
+        "Explanation after\nthe list."
+    )
+    assert render("renderMarkdown", text) == (
+        "<p>Partly right: score 0.50.</p>\n"
+        "<ul><li>Choice 1 (right to select): Right. Only the $\\alpha$ term counts here.</li>"
+        "<li>Choice 3 (missed): The ring pays $2(p-1)$ latencies.</li></ul>\n"
+        "<p>Explanation after the list.</p>"
+    )
+
+
+def test_indented_paragraph_continues_its_item():
+    html = render("renderMarkdown", "- first\n  wrapped\n\n  second paragraph\n- next")
+    assert html == ("<ul><li><p>first wrapped</p><p>second paragraph</p></li><li>next</li></ul>")

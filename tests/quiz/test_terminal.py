@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from nccl_course.quiz import load_bank
-from nccl_course.quiz.terminal import take
+from nccl_course.quiz.terminal import show_question, take
 
 REPO = Path(__file__).resolve().parents[2]
 INTRO = load_bank(REPO / "quizzes" / "intro.yml")
@@ -74,7 +74,11 @@ def test_take_all_wrong_shows_teaching_feedback():
     inst = INTRO.question("gather-shards-everywhere").instantiate(seed)
     wrong = (inst.correct_response() + 1) % len(inst.choices)
     assert inst.choices[wrong].feedback.splitlines()[0] in text
-    assert "Expected: 1.75" in text  # numeric answers are revealed after a wrong try
+    assert "Right answer: 1.75" in text  # numeric answers are revealed after a wrong try
+    # and so is every other kind: a single choice by its number and text
+    assert f"Right answer: {inst.correct_response() + 1}. " in text
+    assert text.count("Right answer: ") == len(INTRO.questions)
+    assert f"Score: 0 / {len(INTRO.questions)} (0 %; {len(INTRO.questions)} answered)" in text
 
 
 def test_take_reasks_unreadable_input_and_stops_at_end_of_input():
@@ -84,7 +88,8 @@ def test_take_reasks_unreadable_input_and_stops_at_end_of_input():
     text = out.getvalue()
     assert text.count("Could not read that") == 2
     assert score == 1
-    assert f"Score: 1 / {len(INTRO.questions)} (1 answered)" in text
+    share = round(100 / len(INTRO.questions))
+    assert f"Score: 1 / {len(INTRO.questions)} ({share} %; 1 answered)" in text
 
 
 def test_list_and_validate_commands(tmp_path):
@@ -109,3 +114,13 @@ def test_take_unknown_chapter_says_what_exists():
     out = cli("take", "no-such-chapter")
     assert out.returncode == 1
     assert "no quiz 'no-such-chapter'" in out.stderr and "intro" in out.stderr
+
+
+def test_math_is_printed_as_text():
+    bank = load_bank(REPO / "quizzes" / "cost-model.yml")
+    out = io.StringIO()
+    for question in bank.questions:
+        show_question(question.instantiate(1), 1, 1, out)
+    text = out.getvalue()
+    assert "\\" not in text and "$" not in text, text
+    assert "2(p-1)α" in text and "log₂ p" in text

@@ -51,11 +51,15 @@ def test_animation_is_self_contained_with_one_frame_per_step():
     assert len(frames) == schedule.num_steps + 1
     assert "http://" not in html and "https://" not in html and "font-awesome" not in html
     assert 'title="Play"' in html
+    # the nine buttons draw their icons as inline SVG; no icon-font element is left
+    assert html.count('<svg class="anim-icon"') == 9 and '<i class="fa' not in html
 
 
 def test_make_self_contained_refuses_leftover_urls():
     with pytest.raises(ValueError):
         make_self_contained('<script src="https://cdn.example/x.js"></script>')
+    with pytest.raises(ValueError):  # an icon the replacement does not know
+        make_self_contained('<button><i class="fa fa-rocket"></i></button>')
 
 
 def test_comparison_marks_where_the_fastest_algorithm_changes():

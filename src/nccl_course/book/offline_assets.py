@@ -18,6 +18,9 @@ VENDOR = "vendor"
 REQUIRE_JS = f"{VENDOR}/requirejs/require.js"
 WIDGETS_EMBED_JS = f"{VENDOR}/html-manager/embed-amd.js"
 MATHJAX_JS = f"{VENDOR}/mathjax/tex-chtml.js"
+# The course's own set-up for the widget manager (static/nccl-widgets.js says why).
+WIDGETS_SETUP_JS = "nccl-widgets.js"
+STATIC = Path(__file__).parent / "static"
 
 # (source under node_modules, destination under _static/vendor, files to skip)
 _ASSETS = [
@@ -62,14 +65,17 @@ def _stage(app: Sphinx) -> None:
             )
         else:
             shutil.copy2(src, dst)
-    if str(staging) not in app.config.html_static_path:
-        app.config.html_static_path.append(str(staging))
+    for folder in (str(staging), str(STATIC)):
+        if folder not in app.config.html_static_path:
+            app.config.html_static_path.append(folder)
 
 
 def _configure(app: Sphinx, config) -> None:
     # Relative paths here resolve under _static/ for each page, at any depth.
+    # In this order: the set-up configures require.js and must run before the manager loads.
     config.nb_ipywidgets_js = {
         REQUIRE_JS: {},
+        WIDGETS_SETUP_JS: {},
         WIDGETS_EMBED_JS: {"data-jupyter-widgets-cdn": f"_static/{VENDOR}/widget-modules/"},
     }
     config.mathjax_path = MATHJAX_JS

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import sys
 
+# How the steps below read; printed above them.
+NOTATION = (
+    "  (S->D[c]: rank S sends chunk ids c to rank D, which stores them; "
+    "S->D+[c]: D adds them into its own, a reduction)"
+)
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -72,6 +78,7 @@ def run(args) -> int:
         f"chunks={schedule.chunks}, root={schedule.root}: {schedule.num_steps} steps, "
         f"{schedule.num_transfers} transfers of {schedule.num_chunks} chunk ids"
     )
+    print(NOTATION)
     for index, step in enumerate(schedule.step_arrays[: args.max_steps]):
         parts = []
         for src, dst, _count, reduced in step.messages():

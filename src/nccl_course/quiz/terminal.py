@@ -8,16 +8,32 @@ import sys
 from typing import TextIO
 
 from nccl_course.quiz.grading import grade
+from nccl_course.quiz.latex_text import math_as_text
 from nccl_course.quiz.model import Bank, QuestionInstance
 
-_MATH_DOLLARS = re.compile(r"\${1,2}([^$]+)\${1,2}")
 _LETTERS = string.ascii_lowercase
 MAX_RETRIES = 3
 
 
 def plain(markdown: str) -> str:
-    """Markdown as it reads in a terminal: math without dollar signs, text otherwise as written."""
-    return _MATH_DOLLARS.sub(r"\1", markdown).strip()
+    """Markdown as it reads in a terminal: math as Unicode text (2·15/16, log₂ p), the rest as
+    written."""
+    return math_as_text(markdown).strip()
+
+
+def right_answer(inst: QuestionInstance) -> str:
+    """The right answer, written the way the learner types it (choice numbers, letters)."""
+    q = inst.question
+    response = inst.correct_response()
+    if q.type == "single":
+        return f"{response + 1}. {plain(inst.choices[response].text)}"
+    if q.type == "multiple":
+        return "; ".join(f"{i + 1}. {plain(inst.choices[i].text)}" for i in response)
+    if q.type == "ordering":
+        return " ".join(str(i + 1) for i in response)
+    if q.type == "matching":
+        return " ".join(_LETTERS[j] for j in response)
+    return str(inst.key()["display"])
 
 
 def show_question(inst: QuestionInstance, number: int, total: int, out: TextIO) -> None:
@@ -121,8 +137,8 @@ def take(bank: Bank, seed: int, stdin: TextIO = sys.stdin, out: TextIO = sys.std
             if result.score == 0:
                 verdict = "Not right."
             out.write(verdict + "\n" + plain(result.feedback) + "\n")
-            if not result.correct and result.expected:
-                out.write(f"Expected: {result.expected}\n")
+            if not result.correct:
+                out.write(f"Right answer: {right_answer(inst)}\n")
         score += result.score
         answered += 1
     _summary(score, answered, total, out)
@@ -130,4 +146,5 @@ def take(bank: Bank, seed: int, stdin: TextIO = sys.stdin, out: TextIO = sys.std
 
 
 def _summary(score: float, answered: int, total: int, out: TextIO) -> None:
-    out.write(f"\nScore: {score:g} / {total} ({answered} answered).\n")
+    share = 100 * score / total if total else 0.0
+    out.write(f"\nScore: {score:g} / {total} ({share:.0f} %; {answered} answered).\n")

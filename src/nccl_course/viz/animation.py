@@ -15,33 +15,42 @@ from nccl_course.viz.drawing import draw_schedule_state
 MAX_FRAMES = 80
 
 # matplotlib's player draws its buttons with Font Awesome icons loaded from a CDN; the book must
-# work offline, so the stylesheet goes and each icon becomes a plain character.
-_ICONS = {
-    "fa fa-minus": "\u2212",
-    "fa fa-fast-backward": "\u23ee",
-    "fa fa-step-backward": "\u25c0\u2759",
-    "fa fa-play fa-flip-horizontal": "\u25c0",
-    "fa fa-pause": "\u2759\u2759",
-    "fa fa-play": "\u25b6",
-    "fa fa-step-forward": "\u2759\u25b6",
-    "fa fa-fast-forward": "\u23ed",
-    "fa fa-plus": "+",
+# work offline, so the stylesheet goes and each icon becomes a small inline SVG (16 x 16 units).
+# Not text characters: fonts commonly lack U+23EE/U+23ED (first/last frame), which a browser
+# then draws as empty boxes.
+_ICON_PATHS = {
+    "fa fa-minus": "M2 7h12v2H2z",
+    "fa fa-fast-backward": "M1 2h2v12H1z M9 2 3 8l6 6z M15 2 9 8l6 6z",
+    "fa fa-step-backward": "M2 2h3v12H2z M14 2 5 8l9 6z",
+    "fa fa-play fa-flip-horizontal": "M13 2 3 8l10 6z",
+    "fa fa-pause": "M3 2h3.5v12H3z M9.5 2H13v12H9.5z",
+    "fa fa-play": "M3 2l10 6-10 6z",
+    "fa fa-step-forward": "M2 2l9 6-9 6z M11 2h3v12h-3z",
+    "fa fa-fast-forward": "M1 2l6 6-6 6z M7 2l6 6-6 6z M13 2h2v12h-2z",
+    "fa fa-plus": "M2 7h12v2H2z M7 2h2v12H7z",
 }
 
 
+def _icon(path: str) -> str:
+    return (
+        '<svg class="anim-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" '
+        f'focusable="false"><path fill="currentColor" d="{path}"/></svg>'
+    )
+
+
 def make_self_contained(html: str) -> str:
-    """Remove the external stylesheet from matplotlib's player and replace its icons with text.
-    Raises ValueError if any other external reference is left."""
+    """Remove the external stylesheet from matplotlib's player and replace its icons with
+    inline SVG. Raises ValueError if any other external reference or icon is left."""
     html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)
-    for cls, char in _ICONS.items():
-        html = html.replace(f'<i class="{cls}"></i>', f'<span class="anim-icon">{char}</span>')
+    for cls, path in _ICON_PATHS.items():
+        html = html.replace(f'<i class="{cls}"></i>', _icon(path))
     leftover = re.findall(r"""(?:href|src)\s*=\s*["']?(https?:)?//""", html)
-    if leftover or "font-awesome" in html:
-        raise ValueError("the animation HTML still refers to an external resource")
+    if leftover or "font-awesome" in html or '<i class="fa' in html:
+        raise ValueError("the animation HTML still refers to an external resource or icon font")
     return html
 
 
-def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 72) -> str:
+def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90) -> str:
     """The HTML (with inline JavaScript and base64 PNG frames) of a player that steps through
     ``schedule``: frame 0 is the data before the first step, frame i the transfers of step i,
     the last frame the result."""
@@ -71,7 +80,7 @@ def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 72)
     return make_self_contained(html)
 
 
-def animate_schedule(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 72):
+def animate_schedule(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90):
     """An ``IPython.display.HTML`` player for ``schedule`` that works in a static HTML page
     without a kernel and without network access."""
     from IPython.display import HTML

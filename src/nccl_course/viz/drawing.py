@@ -11,6 +11,7 @@ import io
 import math
 
 import matplotlib
+import matplotlib.text
 import numpy as np
 from matplotlib.collections import PatchCollection
 from matplotlib.figure import Figure
@@ -29,6 +30,31 @@ MAX_DRAWN_RANKS = 32
 MAX_DRAWN_CHUNKS = 64
 
 
+# The book's content column is 688 px wide in a 1280 px window (sphinx-book-theme 1.3, measured
+# in chromium); a wider PNG is scaled down to it. Text must stay at least MIN_TEXT_PX tall there.
+BOOK_WIDTH_PX = 688
+MIN_TEXT_PX = 10.0
+
+
+def shown_scale(fig) -> float:
+    """How much the book scales ``fig``'s PNG (at ``fig.dpi``) down: 1 if it fits the column."""
+    return min(1.0, BOOK_WIDTH_PX / (fig.get_figwidth() * fig.dpi))
+
+
+def make_text_readable(fig) -> None:
+    """Enlarge every text of ``fig`` that would be under MIN_TEXT_PX pixels in the book."""
+    smallest_pt = MIN_TEXT_PX * 72 / (fig.dpi * shown_scale(fig))
+    for text in fig.findobj(matplotlib.text.Text):
+        if text.get_text() and text.get_fontsize() < smallest_pt:
+            text.set_fontsize(smallest_pt)
+    # Tick labels are made again when the figure is drawn, from the axis's tick settings.
+    for ax in fig.axes:
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = axis.get_majorticklabels()
+            size = labels[0].get_fontsize() if labels else smallest_pt
+            ax.tick_params(axis=name, which="both", labelsize=max(size, smallest_pt))
+
+
 class CourseFigure(Figure):
     """A Figure that renders itself as PNG in Jupyter (``_repr_png_``). The package makes its
     figures without pyplot, so a notebook shows one exactly once: when a cell returns or
@@ -36,13 +62,13 @@ class CourseFigure(Figure):
 
     def _repr_png_(self) -> bytes:
         buffer = io.BytesIO()
-        self.savefig(buffer, format="png", dpi=100)
+        self.savefig(buffer, format="png", dpi=self.dpi)
         return buffer.getvalue()
 
 
 def new_figure(*grid, figsize):
     """A :class:`CourseFigure` and its axes (``grid``: rows, columns as for subplots)."""
-    fig = CourseFigure(figsize=figsize)
+    fig = CourseFigure(figsize=figsize, dpi=100)
     return fig, fig.subplots(*grid)
 
 
@@ -211,6 +237,7 @@ def draw_schedule_state(ax, schedule: Schedule, states, step: int) -> None:
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim - 0.15, lim)
     _legend(ax, p)
+    make_text_readable(ax.figure)
 
 
 def draw_schedule(schedule: Schedule, *, step: int | None = None, ax=None):
@@ -275,6 +302,7 @@ def _draw_overview(schedule: Schedule, ax=None):
         "solid blue: copy, dashed orange: reduce",
         fontsize=9,
     )
+    make_text_readable(fig)
     fig.tight_layout()
     return fig
 
@@ -314,5 +342,6 @@ def draw_before_after(collective: str, p: int, *, algorithm: str | None = None, 
     fig, (left, right) = new_figure(1, 2, figsize=(9, 0.45 * p + 1.4))
     _buffer_grid(left, held0, contrib0, held0, p, f"{collective}: before (inputs)", "(no input)")
     _buffer_grid(right, held1, contrib1, needed, p, "after (outputs)")
+    make_text_readable(fig)
     fig.tight_layout()
     return fig

@@ -10,7 +10,7 @@ from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.model import algorithms_for, crossovers, sweep_times
 from nccl_course.cost.presets import get_preset
 from nccl_course.units import format_size
-from nccl_course.viz.drawing import new_figure
+from nccl_course.viz.drawing import make_text_readable, new_figure
 
 
 def _plain_log_axes(ax, sizes_on_x: bool = True) -> None:
@@ -87,6 +87,7 @@ def plot_algorithm_comparison(collective: str, preset, sizes=None, ranks=None, a
         _plain_log_axes(ax)
         ax.set_xlim(sizes[0], sizes[-1])
     ax_t.legend(fontsize=7)
+    make_text_readable(fig)
     fig.tight_layout()
     return fig
 
@@ -107,5 +108,6 @@ def plot_time_vs_ranks(collective: str, preset, size_bytes: int, ranks=None, alg
     _plain_log_axes(ax, sizes_on_x=False)
     ax.set_xticks(ranks)
     ax.legend(fontsize=7)
+    make_text_readable(fig)
     fig.tight_layout()
     return fig

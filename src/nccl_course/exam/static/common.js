@@ -21,32 +21,60 @@ function renderInline(text) {
   return html;
 }
 
+/* Paragraphs, "-" lists and fenced code. As in Markdown, a line break inside a paragraph or a
+   list item is not a paragraph break: YAML block scalars wrap long feedback over several lines,
+   and a wrapped line continues its item (a lazy continuation line). A blank line followed by an
+   indented line starts a second paragraph in the same item. */
 function renderMarkdown(text) {
   const out = [];
   const lines = String(text || "").replace(/\r\n/g, "\n").split("\n");
-  let para = [];
-  let list = null;
-  const flush = () => {
-    if (para.length) { out.push(`<p>${renderInline(para.join(" "))}</p>`); para = []; }
-    if (list) { out.push(`<ul>${list.map((li) => `<li>${renderInline(li)}</li>`).join("")}</ul>`); list = null; }
+  let para = [];     // lines of the open paragraph
+  let list = null;   // items of the open list; an item is a list of paragraphs (lists of lines)
+  let blank = false; // a blank line since the last line of the open list
+  const closePara = () => {
+    if (para.length) out.push(`<p>${renderInline(para.join(" "))}</p>`);
+    para = [];
+  };
+  const renderItem = (item) => (item.length === 1 ? renderInline(item[0].join(" "))
+    : item.map((lines) => `<p>${renderInline(lines.join(" "))}</p>`).join(""));
+  const closeList = () => {
+    if (list) out.push(`<ul>${list.map((item) => `<li>${renderItem(item)}</li>`).join("")}</ul>`);
+    list = null;
+    blank = false;
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     const fence = line.match(/^\s*(```|~~~)/);
     if (fence) {
-      flush();
+      closePara();
+      closeList();
       const body = [];
       for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) body.push(lines[i]);
       out.push(`<pre><code>${escapeHtml(body.join("\n"))}</code></pre>`);
       continue;
     }
     const item = line.match(/^\s*[-*]\s+(.*)$/);
-    if (item) { if (para.length) flush(); list = list || []; list.push(item[1]); continue; }
-    if (!line.trim()) { flush(); continue; }
-    if (list) flush();
+    if (item) {
+      closePara();
+      list = list || [];
+      list.push([[item[1]]]);
+      blank = false;
+      continue;
+    }
+    if (!line.trim()) {
+      if (list) blank = true; else closePara();
+      continue;
+    }
+    if (list) {
+      const last = list[list.length - 1];
+      if (!blank) { last[last.length - 1].push(line.trim()); continue; }
+      if (/^\s{2,}\S/.test(line)) { last.push([line.trim()]); blank = false; continue; }
+      closeList();
+    }
     para.push(line.trim());
   }
-  flush();
+  closePara();
+  closeList();
   return out.join("\n");
 }
 

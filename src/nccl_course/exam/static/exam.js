@@ -208,9 +208,12 @@ function renderQuestion(item) {
         if (q.type === "single") save(i);
         else save([...controls.querySelectorAll("input:checked")].map((el) => Number(el.value)));
       });
+      const tag = document.createElement("span");
+      tag.className = "choice-label";
+      tag.textContent = choiceLabel(i);
       const span = document.createElement("span");
       span.innerHTML = renderInline(text);
-      label.append(input, span);
+      label.append(input, tag, span);
       controls.appendChild(label);
     });
   } else if (q.type === "numeric" || q.type === "text") {
@@ -380,13 +383,30 @@ async function submit(timeUp) {
 }
 
 /* ---- result and certificate ------------------------------------------------------------ */
+// The grader names choices "Choice 1", "Choice 2", ... in the order the page lists them
+// (nccl_course.quiz.grading); the page labels them the same way.
+const choiceLabel = (i) => `Choice ${i + 1}`;
+
+/* The learner's answer as HTML: choice and item texts are Markdown with math, like prompts. */
 function describeResponse(q, response) {
   if (response === null || response === undefined) return "no answer";
-  if (q.type === "single") return q.choices[response];
-  if (q.type === "multiple") return response.map((i) => q.choices[i]).join("; ") || "none selected";
-  if (q.type === "ordering") return response.map((i) => q.items[i]).join(" \u2192 ");
-  if (q.type === "matching") return response.map((j, i) => `${q.left[i]} \u2192 ${q.right[j]}`).join("; ");
-  return String(response);
+  const choice = (i) => `${choiceLabel(i)}: ${renderInline(q.choices[i])}`;
+  if (q.type === "single") return choice(response);
+  if (q.type === "multiple") return response.map(choice).join("; ") || "none selected";
+  if (q.type === "ordering") return response.map((i) => renderInline(q.items[i])).join(" \u2192 ");
+  if (q.type === "matching") {
+    return response.map((j, i) => `${renderInline(q.left[i])} \u2192 ${renderInline(q.right[j])}`).join("; ");
+  }
+  return renderInline(String(response));
+}
+
+/* The choices of a single or multiple choice question, labelled as the feedback names them. */
+function describeChoices(q, response) {
+  if (q.type !== "single" && q.type !== "multiple") return "";
+  const picked = (i) => (q.type === "single" ? response === i : (response || []).includes(i));
+  const items = q.choices.map((text, i) => `<li${picked(i) ? ' class="picked"' : ""}>`
+    + `<span class="choice-label">${choiceLabel(i)}</span> ${renderInline(text)}</li>`);
+  return `<ul class="choices">${items.join("")}</ul>`;
 }
 
 function renderResult(attempt) {
@@ -412,13 +432,16 @@ function renderResult(attempt) {
     const unanswered = item.response === null || item.response === undefined;
     const verdict = item.correct ? "right" : (item.score > 0 ? "partly right" : (unanswered ? "not answered" : "wrong"));
     li.innerHTML = `<div class="prompt">${renderMarkdown(item.question.prompt)}</div>
-      <div class="meta">Your answer: ${escapeHtml(describeResponse(item.question, item.response))}</div>
+      ${describeChoices(item.question, item.response)}
+      <div class="meta your-answer">Your answer: ${describeResponse(item.question, item.response)}</div>
       <div class="feedback ${item.correct ? "right" : "wrong"}"><strong>${verdict}</strong>
       (${(item.score ?? 0).toFixed(2)} points)${renderMarkdown(item.feedback || "")}</div>`;
     list.appendChild(li);
   }
   showOnly("result");
   typesetMath(list);
+  // The submit button is at the bottom of a long page: bring the score into view.
+  $("result").scrollIntoView({ block: "start" });
 }
 
 async function download(path, filename) {

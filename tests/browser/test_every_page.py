@@ -1,0 +1,101 @@
+"""Every page of the built book loads in chromium with no JavaScript error, no failed request
+and no request beyond 127.0.0.1: a reader sees no broken widget, missing font or 404."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+# Folders of the build that hold assets, not pages a reader opens.
+NOT_PAGES = ("_static", "_sources", "_images", "jupyter_execute")
+
+
+def book_pages(html_root: Path) -> list[str]:
+    """Every HTML page of the build, as paths relative to its root, sorted."""
+    pages = []
+    for path in html_root.rglob("*.html"):
+        relative = path.relative_to(html_root)
+        if relative.parts[0] not in NOT_PAGES:
+            pages.append(relative.as_posix())
+    return sorted(pages)
+
+
+class ProblemRecorder:
+    """Records, for one browser page, what a reader's console and network tab would show as a
+    problem: console errors, uncaught exceptions, responses >= 400, requests that failed, and
+    requests to anything but 127.0.0.1 (blocked)."""
+
+    def __init__(self, page):
+        self.problems: list[tuple[str, str]] = []  # (kind, detail)
+        page.route("**/*", self._route)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(("pageerror", str(error))))
+        page.on("response", self._response)
+        page.on("requestfailed", self._failed)
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            self.problems.append(("external", url))
+            route.abort()
+
+    def _console(self, msg):
+        if msg.type == "error":
+            where = msg.location.get("url", "") if msg.location else ""
+            self.problems.append(("console", f"{msg.text} [{where}]"))
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.problems.append((f"http {response.status}", response.url))
+
+    def _failed(self, request):
+        if request.url.startswith("http://127.0.0.1"):  # external ones are already recorded
+            self.problems.append(("requestfailed", f"{request.url} ({request.failure})"))
+
+
+def visit(browser, url: str) -> list[tuple[str, str]]:
+    """Open ``url`` in a fresh context, let its scripts settle, return the problems seen."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        recorder = ProblemRecorder(page)
+        page.goto(url, wait_until="load", timeout=60_000)
+        page.wait_for_load_state("networkidle", timeout=60_000)
+        page.wait_for_timeout(300)  # late callbacks (MathJax, widget views) report here
+        return recorder.problems
+    finally:
+        context.close()
+
+
+def test_book_pages_are_found(built_book):
+    pages = book_pages(built_book)
+    assert "book/intro.html" in pages and "notebooks/00-first-look.html" in pages
+    assert not any(p.startswith("_static/") for p in pages)
+
+
+def test_every_page_loads_without_errors(built_book, book_url, browser):
+    pages = book_pages(built_book)
+    assert len(pages) > 20, pages
+    found = {page: visit(browser, f"{book_url}/{page}") for page in pages}
+    found = {page: problems for page, problems in found.items() if problems}
+    counts = Counter(kind for problems in found.values() for kind, _ in problems)
+    report = "\n".join(
+        f"{page}:\n" + "\n".join(f"  {kind}: {detail}" for kind, detail in problems)
+        for page, problems in found.items()
+    )
+    assert not found, f"problems per kind {dict(counts)} on {len(found)} pages:\n{report}"
+
+
+def test_the_favicon_is_served(book_url, browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{book_url}/book/intro.html")
+        href = page.eval_on_selector('link[rel="icon"]', "link => link.href")
+        response = page.request.get(href)
+        assert response.status == 200 and href.endswith("/_static/favicon.svg")
+        assert response.text().lstrip().startswith("<svg")
+    finally:
+        context.close()
