@@ -72,7 +72,9 @@ def test_metadata_is_complete(sweep):
 def test_sizes_strictly_increase(sweep):
     sizes = sweep.sizes
     assert all(a < b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
-    assert sizes[-1] >= GiB  # small to large
+    # small to large: every sweep reaches the bandwidth plateau (a PCIe box's sweep stops at
+    # 128 MiB, the size its source ran to)
+    assert sizes[0] <= 64 * 1024 and sizes[-1] >= 128 * MiB
 
 
 @pytest.mark.parametrize("sweep", SWEEPS, ids=IDS)
