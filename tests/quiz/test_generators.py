@@ -47,6 +47,9 @@ def expected_training(name: str, params: dict) -> float:
         return (2 * params["checkpoint_s"] * mtbf_s) ** 0.5 / 60
     if name == "failure_cost_minutes":  # timeout + restart + half an interval
         return params["timeout_min"] + params["restart_min"] + params["interval_min"] / 2
+    if name == "alltoall_network_busbw":  # NIC GB/s x (P - 1) / (P - g), P = nodes x gpus
+        p, g = params["nodes"] * params["gpus"], params["gpus"]
+        return params["nic_gbit"] / 8 * (p - 1) / (p - g)
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
 
 
@@ -77,6 +80,9 @@ def expected(name: str, params: dict) -> float:
         p, alpha = params["ranks"], float(params["alpha_us"]) * 1e-6
         link = float(params["link"]) * 1e9
         return (2 * (p - 1) * alpha + 2 * (p - 1) / p * s / link) * 1e6
+    if name == "alltoall_network_busbw":  # NIC GB/s x (P - 1) / (P - g), P = nodes x gpus
+        p, g = params["nodes"] * params["gpus"], params["gpus"]
+        return params["nic_gbit"] / 8 * (p - 1) / (p - g)
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
 
 

@@ -65,6 +65,27 @@ SOURCE_ROCE = (
     "https://github.com/NVIDIA/nccl)"
 )
 
+SOURCE_NVL72 = (
+    "GB200 NVL72: 72 Blackwell GPUs in one NVLink domain, each with 18 NVLink 5 links of "
+    "100 GB/s (1.8 TB/s bidirectional = 900 GB/s per direction), 130 TB/s in the rack "
+    "through NVLink Switch trays (NVIDIA NVLink and NVLink Switch page, "
+    "https://www.nvidia.com/en-us/data-center/nvlink/)"
+)
+SOURCE_MNNVL = (
+    "Multi-node NVLink in NCCL: NCCL_MNNVL_ENABLE since 2.21 (default 2, automatic; "
+    "docs/userguide/source/env.rst); with MNNVL NCCL fuses the topologies of the clique's hosts "
+    "and tunes the NVLink domain as one node (src/graph/topo.cc lines 1887-1891, src/init.cc "
+    "lines 1285-1296, NVIDIA/nccl v2.30.7-1); GB200 MNNVL supported from NCCL 2.25.2 "
+    "(https://docs.nvidia.com/multi-node-nvlink-systems/multi-node-tuning-guide/nccl.html)"
+)
+SOURCE_XDR = (
+    "InfiniBand XDR: 4 lanes x 200000 Mb/s = 800 Gb/s = 100 GB/s per port (NCCL's ibvSpeeds, "
+    "src/transport/net_ib/init.cc, NVIDIA/nccl v2.30.7-1); ConnectX-8 SuperNIC: 800 Gb/s XDR "
+    "(https://docs.nvidia.com/networking/display/connectx8firmwarev40440208/changes+and+new+features); "
+    "NIC and GPU on PCIe Gen6 x16 (64 GT/s, https://pcisig.com/specifications) is this "
+    "preset's assumption: one Gen5 x16 link (about 63 GB/s) cannot feed 100 GB/s"
+)
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -236,6 +257,44 @@ PRESETS: dict[str, Preset] = {
             source=(SOURCE_NVLINK5, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             in_network_reduction=True,
             nccl=NcclHardware("B200", 100, 8, nvlink_links=18, pcie_gen=5, nvls=True),
+        ),
+        Preset(
+            "gb200-nvl72",
+            "GB200 NVL72: 72 B200 GPUs in one NVLink domain (multi-node NVLink through NVLink "
+            "Switch trays, NVLS across the rack); NCCL tunes it as one node",
+            72,
+            alpha_s=0.6e-6,
+            bandwidth_Bps=900 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_NVL72, SOURCE_MNNVL, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            ranks_per_node=72,
+            in_network_reduction=True,
+            nccl=NcclHardware(
+                "B200 in GB200 NVL72", 100, 72, nvlink_links=18, pcie_gen=5, nvls=True
+            ),
+        ),
+        Preset(
+            "ib-xdr-2node",
+            "2 nodes x 8 Blackwell GPUs (NVLink 5 inside), 8 InfiniBand XDR 800G NICs per node "
+            "on PCIe Gen6 x16",
+            16,
+            alpha_s=0.6e-6,
+            bandwidth_Bps=900 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_NVLINK5, SOURCE_XDR, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
+            inter_alpha_s=2.7e-6,
+            inter_bandwidth_Bps=100 * GB,
+            in_network_reduction=True,
+            nccl=NcclHardware(
+                "B200-class",
+                100,
+                8,
+                nvlink_links=18,
+                pcie_gen=6,
+                nics_per_node=8,
+                nic_gbit=800.0,
+                nvls=True,
+            ),
         ),
     ]
 }

@@ -254,8 +254,10 @@ def _nvls(system: NcclSystem) -> tuple[int, float, float] | None:
     best = None
     for i, s in enumerate(speeds):
         k = _channels_at(system, s, nvls=True)
-        if system.nodes == 1 and k < g:
-            continue  # one node: every GPU must be a head (minChannels = maxChannels)
+        if system.nodes == 1 and k < min(g, T.MAX_NVLS_ARITY):
+            # one node: minChannels = maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs), so every
+            # GPU is a head up to 32 GPUs (search.cc lines 1126-1137)
+            continue
         if k > 0 and (best is None or k > best[0] or k * s > best[0] * best[1]):
             best = (k, s)
         if best and (i == len(speeds) - 1 or speeds[i + 1] / best[1] <= 0.49):
