@@ -59,7 +59,9 @@ def _allgather_transfers(p: int) -> list[tuple[int, np.ndarray, np.ndarray, np.n
     """(step, src, dst, block) arrays of the all-gather."""
     ranks = np.arange(p)
     steps = []
-    for step, (d, offsets) in enumerate(zip(pat_distances(p), pat_offsets_per_step(p))):
+    for step, (d, offsets) in enumerate(
+        zip(pat_distances(p), pat_offsets_per_step(p), strict=True)
+    ):
         off = np.asarray(offsets, dtype=np.int64)
         src = np.repeat(ranks, off.size)
         dst = (src - d) % p
