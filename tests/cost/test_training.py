@@ -241,3 +241,19 @@ def test_nccl_or_textbook_prices_point_to_point_with_the_textbook():
         + 5 * textbook("send_recv", MIB, "h100-nvls", ranks=2).time_s
     )
     assert tc.nccl_or_textbook_time_on_preset(calls, "h100-nvls") == pytest.approx(expected)
+
+
+def test_one_gpu_per_node_is_what_nccl_sees_as_one_rank_per_node():
+    from nccl_course.cost.nccl import predict as nccl
+    from nccl_course.cost.presets import one_gpu_per_node
+
+    rail = one_gpu_per_node("ib-ndr-2node", 8)
+    q = nccl("all_gather", 2**20, rail)
+    assert (q.nodes, q.ranks) == (8, 8)
+    # PAT needs one rank per node (NCCL 2.30.7 tuning.cc); on a full 2-node preset it is off
+    assert q.algorithm == "PAT"
+    assert nccl("all_gather", 2**20, "ib-ndr-2node").candidates["PAT/Simple"] == -1.0
+    with pytest.raises(ValueError):
+        one_gpu_per_node("h100-nvlink", 4)
+    with pytest.raises(ValueError):
+        one_gpu_per_node("ib-ndr-2node", 1)
