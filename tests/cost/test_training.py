@@ -129,3 +129,131 @@ def test_time_on_preset_sums_predictions_per_call():
     assert tc.time_on_preset(calls, "ib-ndr-2node") == pytest.approx(expected)
     # nominal links bound the time from below by bytes / (8 NICs x 50 GB/s)
     assert tc.time_on_preset(calls, "ib-ndr-2node") >= tc.bytes_sent_per_rank(calls) / 400e9
+
+
+# --------------------------------------------------------------- newer plans (training_plans)
+
+from nccl_course.cost import training_plans as tp  # noqa: E402
+from nccl_course.cost.model import nvls_allreduce_link_bytes  # noqa: E402
+
+
+def test_hsdp_bytes_by_hand():
+    # 8 GPUs per shard group, 2 replicas; 3200 parameters in 32 units of 100
+    plan = tp.hsdp_calls(3200, shard=8, replicate=2, units=32, param_bytes=2, reduce_bytes=4)
+    intra, inter = plan.bytes_sent_per_rank()
+    # two all-gathers of 200 B and one reduce-scatter of 400 B per unit, each x 7/8
+    assert intra == pytest.approx(32 * (200 + 200 + 400) * 7 / 8)
+    # all-reduce of the 400/8 = 50 B shard between 2 replicas: 2 x 1/2 x 50 per unit
+    assert inter == pytest.approx(32 * 50)
+    assert [c.ranks for c in plan.inter] == [2]
+    # one replica: no inter-node call at all
+    assert tp.hsdp_calls(3200, 8, 1, 32).inter == []
+
+
+def test_zeropp_without_options_is_zero3():
+    params, dp = 6_400_000, 16
+    plain = tp.zeropp_calls(params, dp, 8, units=32, qwz=False, hpz=False, qgz=False)
+    assert plain.intra == []
+    assert tc.bytes_sent_per_rank(plain.inter) == pytest.approx(
+        tc.bytes_sent_per_rank(tc.zero3_calls(params, dp, units=32))
+    )
+
+
+def test_zeropp_bytes_by_hand():
+    # Psi = 6.4e6 parameters, 2 nodes x 8 GPUs, one unit
+    psi, dp, per_node = 6_400_000, 16, 8
+    plan = tp.zeropp_calls(psi, dp, per_node, units=1)
+    intra, inter = plan.bytes_sent_per_rank()
+    # qwZ: int8 forward all-gather of Psi bytes on 16 ranks; qgZ across nodes: int4 gradient
+    # reduced in the node to 1/8, all-to-all between 2 nodes sends half of it
+    assert inter == pytest.approx(psi * 15 / 16 + psi / 2 / 8 * 1 / 2)
+    # hpZ: bf16 backward all-gather inside the node; qgZ: int4 all-to-all inside the node
+    assert intra == pytest.approx(2 * psi * 7 / 8 + psi / 2 * 7 / 8)
+    # the paper's accounting in model sizes M = 2 Psi (fp16): 3M for ZeRO-3 across nodes;
+    # ZeRO++: 0.5 M (int8 weights) + 0.25 M (int4 gradients, summed over the node's 8 GPUs)
+    m = 2 * psi
+    forward = next(c for c in plan.inter if c.collective == "all_gather")
+    grads = next(c for c in plan.inter if c.collective == "all_to_all")
+    assert forward.size_bytes / m == 0.5
+    assert grads.size_bytes * per_node / m == 0.25
+    with pytest.raises(ValueError):
+        tp.zeropp_calls(psi, 12, 8, units=1)
+
+
+def test_context_parallel_bytes_by_hand():
+    shape = tc.TransformerShape("t", layers=2, hidden=64, vocab=1, seq_len=1024, micro_batch=1)
+    cp = 4
+    shard = 2 * (1024 // cp) * 64 * 2  # K and V of 256 tokens, bf16
+    assert tp.kv_shard_bytes(shape, cp) == shard
+    gathered = tp.context_parallel_calls(shape, cp)
+    ring = tp.context_parallel_calls(shape, cp, rotate="alltoall")
+    grads = 2 * cp * shard * 2  # fp32 K/V gradients round the ring cp times, both layers
+    # forward and backward each move (cp - 1) shards per layer, however they are rotated
+    for plan in (gathered, ring):
+        intra, inter = plan.bytes_sent_per_rank()
+        assert inter == 0
+        assert intra == pytest.approx(2 * 2 * (cp - 1) * shard + grads)
+    assert tc.total_calls(ring.intra) == 2 * 2 * (cp - 1) + 2 * cp
+    assert tc.total_calls(gathered.intra) == 2 * 2 + 2 * cp
+    # grouped-query attention with 8 KV heads for 32 query heads sends a quarter
+    assert tp.kv_shard_bytes(shape, cp, kv_fraction=0.25) == shard // 4
+    with pytest.raises(ValueError):
+        tp.context_parallel_calls(shape, cp, rotate="ring")
+
+
+def test_attention_flops_by_hand():
+    shape = tc.TransformerShape("t", layers=1, hidden=4096, vocab=1, seq_len=8192, micro_batch=2)
+    assert tp.attention_flops_per_rank(shape, 4) == 4 * 2 * 8192**2 * 4096 / 4
+
+
+def test_micro_pipeline_time_limits():
+    # compute-bound: only compute shows; comm-bound: all copies plus one shard's compute
+    assert tp.micro_pipeline_time(comm_s=1.0, compute_s=8.0, pieces=8) == pytest.approx(8.0)
+    assert tp.micro_pipeline_time(comm_s=7.0, compute_s=0.8, pieces=8) == pytest.approx(7.1)
+    # equal totals: copies of 8/7 each gate every remote shard: 8 + 1
+    assert tp.micro_pipeline_time(8.0, 8.0, 8) == pytest.approx(9.0)
+    assert tp.micro_pipeline_time(3.0, 5.0, 1) == 5.0
+    assert tp.serial_time(3.0, 5.0) == 8.0
+    # never better than the larger of the two, never worse than their sum
+    for comm, comp in [(1, 2), (2, 1), (5, 5), (0.1, 9)]:
+        t = tp.micro_pipeline_time(comm, comp, 4)
+        assert max(comm, comp) <= t <= comm + comp
+
+
+def test_nvls_link_bytes_against_ring():
+    n, p = 1024, 8
+    assert nvls_allreduce_link_bytes(n, p) == pytest.approx(n + n / 8)
+    ring = 2 * (p - 1) / p * n
+    assert ring / nvls_allreduce_link_bytes(n, p) == pytest.approx(1.75 / 1.125)
+    assert nvls_allreduce_link_bytes(n, 1) == 0
+
+
+def test_nccl_or_textbook_prices_point_to_point_with_the_textbook():
+    from nccl_course.cost.model import predict as textbook
+    from nccl_course.cost.nccl import predict as nccl
+
+    calls = [
+        tc.CollectiveCall("all_gather", 8 * MIB, 8, 3, "forward", "x"),
+        tc.CollectiveCall("send_recv", MIB, 2, 5, "backward", "y"),
+    ]
+    expected = (
+        3 * nccl("all_gather", 8 * MIB, "h100-nvls", ranks=8).time_s
+        + 5 * textbook("send_recv", MIB, "h100-nvls", ranks=2).time_s
+    )
+    assert tc.nccl_or_textbook_time_on_preset(calls, "h100-nvls") == pytest.approx(expected)
+
+
+def test_one_gpu_per_node_is_what_nccl_sees_as_one_rank_per_node():
+    from nccl_course.cost.nccl import predict as nccl
+    from nccl_course.cost.presets import one_gpu_per_node
+
+    rail = one_gpu_per_node("ib-ndr-2node", 8)
+    q = nccl("all_gather", 2**20, rail)
+    assert (q.nodes, q.ranks) == (8, 8)
+    # PAT needs one rank per node (NCCL 2.30.7 tuning.cc); on a full 2-node preset it is off
+    assert q.algorithm == "PAT"
+    assert nccl("all_gather", 2**20, "ib-ndr-2node").candidates["PAT/Simple"] == -1.0
+    with pytest.raises(ValueError):
+        one_gpu_per_node("h100-nvlink", 4)
+    with pytest.raises(ValueError):
+        one_gpu_per_node("ib-ndr-2node", 1)

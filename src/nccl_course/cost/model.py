@@ -56,11 +56,20 @@ class Prediction:
         return asdict(self)
 
 
+def nvls_allreduce_link_bytes(size_bytes, p: int):
+    """Bytes one GPU sends into the switch and receives from it in an NVLS all-reduce of
+    ``size_bytes`` on p GPUs (see module doc): n + n/p each way (the same in both directions),
+    against 2 (p-1)/p n each way for a ring. 0 on one GPU."""
+    if p == 1:
+        return np.zeros_like(np.asarray(size_bytes, dtype=float)) + 0.0
+    return (1 + 1 / p) * np.asarray(size_bytes, dtype=float)
+
+
 def nvls_allreduce_time(size_bytes, p: int, alpha_s: float, bandwidth_Bps: float):
     """Seconds for an NVLS (in-switch) all-reduce of ``size_bytes`` on p GPUs (see module doc)."""
     if p == 1:
         return np.zeros_like(np.asarray(size_bytes, dtype=float)) + 0.0
-    return 2 * alpha_s + (1 + 1 / p) * np.asarray(size_bytes, dtype=float) / bandwidth_Bps
+    return 2 * alpha_s + nvls_allreduce_link_bytes(size_bytes, p) / bandwidth_Bps
 
 
 def algorithms_for(collective: str, preset: str | Preset) -> tuple[str, ...]:

@@ -300,6 +300,28 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+def one_gpu_per_node(preset: str | Preset, nodes: int) -> Preset:
+    """One GPU of each of ``nodes`` nodes of a multi-node ``preset``, each with its own NIC: the
+    group of GPUs that share a local rank (a rail), such as HSDP's replicate group or the
+    communicator PAT needs (one rank per node). NCCL's model sees ``nodes`` nodes of one GPU
+    and one NIC each."""
+    from dataclasses import replace
+
+    base = get_preset(preset)
+    if base.inter_bandwidth_Bps is None or base.nccl is None or not base.nccl.nics_per_node:
+        raise ValueError(f"preset {base.name!r} has no network between nodes")
+    if nodes < 2:
+        raise ValueError(f"a group across nodes needs at least 2 nodes, got {nodes}")
+    return replace(
+        base,
+        name=f"{base.name}-1gpu-x{nodes}",
+        description=f"{nodes} nodes x 1 GPU of {base.name}, one NIC each",
+        ranks=nodes,
+        ranks_per_node=1,
+        nccl=replace(base.nccl, gpus_per_node=1, nics_per_node=1),
+    )
+
+
 def get_preset(preset: str | Preset) -> Preset:
     """A preset by name (or the preset itself); unknown names raise ValueError listing the known."""
     if isinstance(preset, Preset):

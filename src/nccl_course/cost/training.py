@@ -30,6 +30,7 @@ Units: bytes, seconds, GB = 1e9 bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -346,6 +347,23 @@ def nccl_time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
     )
 
 
+def nccl_or_textbook_time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
+    """Serial time in seconds: NCCL's model (:func:`nccl_time_on_preset`) for the collectives its
+    tuner prices, the textbook model (:func:`time_on_preset`) for the rest (all-to-all and
+    send/recv, which NCCL runs as grouped point-to-point operations)."""
+    from nccl_course.cost.nccl import predict as nccl_predict
+    from nccl_course.cost.nccl.estimate import function_name
+
+    def one(call: CollectiveCall) -> float:
+        try:
+            function_name(call.collective)
+        except ValueError:
+            return time_on_preset([dataclasses.replace(call, count=1)], preset)
+        return nccl_predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s
+
+    return time_with(calls, one)
+
+
 __all__ = [
     "DDP_DEFAULT_BUCKET_BYTES",
     "DDP_DEFAULT_FIRST_BUCKET_BYTES",
@@ -358,6 +376,7 @@ __all__ = [
     "ddp_bucket_sizes",
     "ddp_calls",
     "expert_parallel_calls",
+    "nccl_or_textbook_time_on_preset",
     "nccl_time_on_preset",
     "pipeline_calls",
     "tensor_parallel_calls",
