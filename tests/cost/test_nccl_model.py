@@ -129,3 +129,20 @@ def test_cli_json_and_table(capsys):
     assert "textbook model" in capsys.readouterr().out
     assert main(argv + ["--nccl", "--algo", "bogus"]) == 2
     assert "Unrecognized element token" in capsys.readouterr().err
+
+
+def test_a_preset_edited_to_one_rank_per_node_is_refused_not_mispriced():
+    """A Preset copied with ranks_per_node=1 but NCCL hardware of 8 GPUs per node would be laid
+    out on one NVLink node; the model refuses it and names the helper that does it right."""
+    import dataclasses
+
+    from nccl_course.cost.nccl import predict
+    from nccl_course.cost.presets import PRESETS, one_gpu_per_node
+
+    edited = dataclasses.replace(PRESETS["ib-ndr-2node"], ranks=2, ranks_per_node=1)
+    with pytest.raises(ValueError, match="one_gpu_per_node"):
+        predict("all_reduce", 25 * 2**20, edited)
+    pair = predict("all_reduce", 25 * 2**20, one_gpu_per_node("ib-ndr-2node", 2))
+    assert pair.nodes == 2 and pair.ranks == 2
+    one_node = predict("all_reduce", 25 * 2**20, "ib-ndr-2node", ranks=2)
+    assert one_node.nodes == 1 and pair.time_s > 3 * one_node.time_s  # a NIC, not NVLink

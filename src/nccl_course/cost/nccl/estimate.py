@@ -80,6 +80,14 @@ def system_for(preset: str | Preset, ranks: int | None = None) -> NcclSystem:
     """The communicator NCCL tunes for ``ranks`` GPUs of ``preset`` (default: its own count)."""
     preset = get_preset(preset)
     hw = nccl_hardware(preset)
+    if preset.ranks_per_node != hw.gpus_per_node:
+        # A preset edited to fewer GPUs per node (e.g. one rank per node) must say so in its
+        # NCCL description too, or NCCL's model would lay the ranks out on one NVLink node.
+        raise ValueError(
+            f"preset {preset.name!r} has {preset.ranks_per_node} ranks per node but its NCCL "
+            f"description {hw.gpus_per_node} GPUs per node; for one GPU per node use "
+            "nccl_course.cost.presets.one_gpu_per_node(preset, nodes)"
+        )
     p = preset.ranks if ranks is None else int(ranks)
     nodes, per_node = layout(hw, p, preset.nodes)
     return _system(hw, nodes, per_node)
