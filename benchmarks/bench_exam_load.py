@@ -78,10 +78,40 @@ def response_for(question: dict, version: int):
     return f"answer {version}"
 
 
+def _stat_fields(pid: int | str) -> list[str]:
+    # Fields after the command name (which may contain spaces): state is [0], ppid [1],
+    # utime [11], stime [12], cutime [13], cstime [14] (proc(5)).
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def process_cpu_s(pid: int) -> float:
     """User + system CPU seconds a process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat_fields(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and all its live descendants, plus the children it has reaped:
+    the server's figure when it runs worker processes (``--workers N``)."""
+    children: dict[int, list[int]] = {}
+    ticks: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = _stat_fields(entry.name)
+        except OSError:  # the process ended while we looked
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += ticks.get(current, 0)
+        todo.extend(children.get(current, []))
+    reaped = _stat_fields(pid)
+    total += int(reaped[13]) + int(reaped[14])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def write_blueprint(path: Path, quizzes: Path, per_bank: int, minutes: int) -> dict:
@@ -541,14 +571,14 @@ def main(argv: list[str] | None = None) -> int:
             learners = [Learner(i, tag) for i in range(args.learners)]
             if not args.closed_loop and args.answers is None:
                 args.answers = sum(zones.values()) if zones else 10
-            cpu_before = process_cpu_s(server.proc.pid) if server else 0.0
+            cpu_before = process_tree_cpu_s(server.proc.pid) if server else 0.0
             client_cpu_before = process_cpu_s(os.getpid())
             load = asyncio.run(run_load(url, learners, args))
             client_cpu_s = process_cpu_s(os.getpid()) - client_cpu_before
             if server:
                 alive = server.proc.poll() is None
                 server_cpu_s = (
-                    process_cpu_s(server.proc.pid) - cpu_before if alive else float("nan")
+                    process_tree_cpu_s(server.proc.pid) - cpu_before if alive else float("nan")
                 )
         finally:
             if server:
