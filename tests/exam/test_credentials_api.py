@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from nccl_course.certs.verify import CHECK_NAMES
-from nccl_course.quiz.keys import correct_response
-
-
-def pass_exam(learner, attempt_keys):
-    attempt = learner.start().json()
-    for q, key in zip(attempt["questions"], attempt_keys(attempt["id"]), strict=True):
-        assert learner.save(attempt["id"], q["index"], correct_response(key)).status_code == 200
-    result = learner.submit(attempt["id"]).json()
-    assert result["passed"] is True
-    return result
+from tests.support.exam_credentials import passed_attempt
 
 
 def test_pass_issue_verify_revoke(client, learner, attempt_keys, settings):
-    result = pass_exam(learner, attempt_keys)
+    result = passed_attempt(learner, attempt_keys)
     url = f"/exam/api/attempts/{result['id']}"
     download = client.get(url + "/credential", headers=learner.headers)
     assert download.status_code == 200
@@ -67,7 +58,7 @@ def test_pass_issue_verify_revoke(client, learner, attempt_keys, settings):
 
 
 def test_printable_certificates(client, learner, attempt_keys):
-    result = pass_exam(learner, attempt_keys)
+    result = passed_attempt(learner, attempt_keys)
     url = f"/exam/api/attempts/{result['id']}/certificate"
     pdf = client.get(url + ".pdf", headers=learner.headers)
     assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF-")

@@ -53,20 +53,7 @@ def run(args) -> int:
         if args.json:
             print(
                 json.dumps(
-                    {
-                        name: {
-                            "description": p.description,
-                            "ranks": p.ranks,
-                            "alpha_s": p.alpha_s,
-                            "bandwidth_Bps": p.bandwidth_Bps,
-                            "gamma_s_per_byte": p.gamma_s_per_byte,
-                            "inter_alpha_s": p.inter_alpha_s,
-                            "inter_bandwidth_Bps": p.inter_bandwidth_Bps,
-                            "in_network_reduction": p.in_network_reduction,
-                            "source": list(p.source),
-                        }
-                        for name, p in PRESETS.items()
-                    },
+                    {name: p.as_dict() for name, p in PRESETS.items()},
                     indent=2,
                 )
             )

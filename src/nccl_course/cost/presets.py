@@ -109,6 +109,30 @@ class Preset:
     in_network_reduction: bool = False
     nccl: NcclHardware | None = None
 
+    def as_dict(self) -> dict:
+        """The preset's numbers and sources as plain data (JSON-ready); with an NCCL description,
+        also the GPU, its compute capability and the layout (GPUs per node, nodes)."""
+        data = {
+            "description": self.description,
+            "ranks": self.ranks,
+            "alpha_s": self.alpha_s,
+            "bandwidth_Bps": self.bandwidth_Bps,
+            "gamma_s_per_byte": self.gamma_s_per_byte,
+            "ranks_per_node": self.ranks_per_node,
+            "inter_alpha_s": self.inter_alpha_s,
+            "inter_bandwidth_Bps": self.inter_bandwidth_Bps,
+            "in_network_reduction": self.in_network_reduction,
+            "source": list(self.source),
+        }
+        if self.nccl is not None:
+            data["nccl"] = {
+                "gpu": self.nccl.gpu,
+                "compute_capability": self.nccl.compute_capability,
+                "gpus_per_node": self.nccl.gpus_per_node,
+                "nodes": self.nodes,
+            }
+        return data
+
     @property
     def nodes(self) -> int:
         return -(-self.ranks // self.ranks_per_node)

@@ -66,22 +66,7 @@ def _links(preset: Preset) -> tuple:
 
 
 def presets_section() -> dict:
-    return {
-        name: {
-            "description": p.description,
-            "ranks": p.ranks,
-            "alpha_s": p.alpha_s,
-            "bandwidth_Bps": p.bandwidth_Bps,
-            "gamma_s_per_byte": p.gamma_s_per_byte,
-            "ranks_per_node": p.ranks_per_node,
-            "inter_alpha_s": p.inter_alpha_s,
-            "inter_bandwidth_Bps": p.inter_bandwidth_Bps,
-            "in_network_reduction": p.in_network_reduction,
-            "topology": topology_key(p),
-            "source": list(p.source),
-        }
-        for name, p in PRESETS.items()
-    }
+    return {name: {**p.as_dict(), "topology": topology_key(p)} for name, p in PRESETS.items()}
 
 
 def model_section() -> dict:
