@@ -3,9 +3,11 @@ reduce-scatter.
 
 NCCL's PAT (Parallel Aggregated Trees, NCCL 2.23+, all-gather and reduce-scatter with one GPU per
 node, Simple protocol) connects every rank to the ranks at distance 2^d
-(``ncclTransportPatConnect``, src/transport/generic.cc, NCCL 2.30.7): for all-gather a rank
-receives from ``rank + 2^d`` and sends to ``rank - 2^d``, the directions of Bruck's all-gather;
-for reduce-scatter the mirror image (``Primitives`` in PAT mode, src/device/prims_simple.h). Its
+(``ncclTransportPatConnect``, src/transport/generic.cc, NCCL 2.30.7, whose comments name the
+two directions the other way round): for all-gather a rank receives from ``rank + 2^d`` and
+sends to ``rank - 2^d``, the directions of Bruck's all-gather, as the peers are set in
+``Primitives`` in PAT mode (src/device/prims_simple.h, lines 681 and 691); for reduce-scatter
+the mirror image. Its
 author describes it as a variant of Bruck's algorithm that reorders the schedule (NVIDIA/nccl
 issue 1473; Jeaugey 2025, arXiv:2506.20252): the far distances go first, carrying little data,
 and the data piles up on the near distances, so the step that moves the most data is the one
