@@ -80,8 +80,11 @@ def test_the_event_loop_stays_free_while_verifying(app, credential):
     finally:
         pool.close()
     assert result["verdict"] == "NOT VALID"  # refused by the canonicalization limits
+    # Run inline, the verification would block the loop: at most a tick or two during it and
+    # one gap as long as the verification. In a worker the loop keeps ticking; on a loaded
+    # machine a tick can be late (CI saw 0.14 s), but never by most of the verification.
     assert took > 0.05 and len(gaps) > 3
-    assert max(gaps) < 0.1, max(gaps)  # the loop kept ticking every few ms
+    assert max(gaps) < max(0.1, 0.5 * took), (max(gaps), took)
 
 
 def test_too_many_at_once_are_refused_and_a_stuck_worker_is_stopped(app, credential):
