@@ -30,7 +30,6 @@ Units: bytes, seconds, GB = 1e9 bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -319,18 +318,27 @@ def time_from_busbw_table(calls: Iterable[CollectiveCall], table: dict[int, floa
     )
 
 
+def _textbook_seconds(call: CollectiveCall, preset) -> float:
+    """One call's time on the textbook model: the fastest algorithm it knows for the size."""
+    from nccl_course.cost.model import predict
+
+    return predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s
+
+
+def _nccl_seconds(call: CollectiveCall, preset) -> float:
+    """One call's time on NCCL's model: what NCCL 2.30.7's tuner would run for the size."""
+    from nccl_course.cost.nccl import predict
+
+    return predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s
+
+
 def time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
     """Serial time in seconds on a hardware preset of the cost model (``cost.predict``).
 
     ``preset``: a name from ``nccl_course.cost.PRESETS`` or a ``Preset``. Each call is priced with
     the fastest algorithm the model knows for its size, on ``call.ranks`` ranks of the preset.
     """
-    from nccl_course.cost.model import predict
-
-    return time_with(
-        calls,
-        lambda call: predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s,
-    )
+    return time_with(calls, lambda call: _textbook_seconds(call, preset))
 
 
 def nccl_time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
@@ -339,27 +347,21 @@ def nccl_time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
     size on ``call.ranks`` ranks. What a GPU box is expected to measure, where
     :func:`time_on_preset` gives the textbook lower bound. NCCL's tuner prices all-reduce,
     all-gather, reduce-scatter, broadcast and reduce; other calls raise ValueError."""
-    from nccl_course.cost.nccl import predict
-
-    return time_with(
-        calls,
-        lambda call: predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s,
-    )
+    return time_with(calls, lambda call: _nccl_seconds(call, preset))
 
 
 def nccl_or_textbook_time_on_preset(calls: Iterable[CollectiveCall], preset) -> float:
     """Serial time in seconds: NCCL's model (:func:`nccl_time_on_preset`) for the collectives its
     tuner prices, the textbook model (:func:`time_on_preset`) for the rest (all-to-all and
     send/recv, which NCCL runs as grouped point-to-point operations)."""
-    from nccl_course.cost.nccl import predict as nccl_predict
     from nccl_course.cost.nccl.estimate import function_name
 
     def one(call: CollectiveCall) -> float:
         try:
             function_name(call.collective)
         except ValueError:
-            return time_on_preset([dataclasses.replace(call, count=1)], preset)
-        return nccl_predict(call.collective, call.size_bytes, preset, ranks=call.ranks).time_s
+            return _textbook_seconds(call, preset)
+        return _nccl_seconds(call, preset)
 
     return time_with(calls, one)
 
