@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers; JOBS=0 runs in one process (for --pdb, or to read the output in order).
 JOBS    ?= 2
 
-.PHONY: setup serve test test-fast book lint format pytest clean lock
+.PHONY: setup serve test test-fast book translations lint format pytest clean lock
 
 setup: $(STAMP)
 
@@ -30,8 +30,13 @@ test: setup lint book pytest
 test-fast: setup lint
 	$(PY) -m pytest -n $(JOBS) -m "not slow" $(PYTEST_ARGS)
 
+# Both editions: English at _build/html, Turkish at _build/html/tr (after checking its catalogs).
 book: setup
-	.venv/bin/jupyter-book build . --warningiserror --nitpick --keep-going
+	$(PY) scripts/build_book.py
+
+# After changing English text: merge it into locales/tr (changed entries become fuzzy).
+translations: setup
+	$(PY) scripts/update_translations.py
 
 lint: setup
 	.venv/bin/ruff check .

@@ -131,7 +131,7 @@ def _grade_multiple(key: dict, response) -> Grade:
 
 def _grade_numeric(key: dict, response) -> Grade:
     try:
-        value = read_number(response, key["unit"], key["units"])
+        value = read_number(response, key["unit"], key["units"], key.get("decimal", "."))
     except ResponseError as exc:
         raise _Unreadable(str(exc)) from None
     if abs(value - key["answer"]) <= key["tol"]:

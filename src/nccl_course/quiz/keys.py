@@ -9,6 +9,7 @@ expert or fail on purpose. The response formats are in quizzes/README.md.
 
 from __future__ import annotations
 
+from nccl_course.i18n.numbers import decimal_separator, localize_decimals
 from nccl_course.quiz.grading import normalize_text
 from nccl_course.quiz.model import DEFAULT_DISPLAY_SIG_FIGS, QuestionInstance
 from nccl_course.quiz.units import family_units, format_value, tolerance
@@ -38,7 +39,11 @@ def answer_key(inst: QuestionInstance) -> dict:
         key["unit"] = q.unit
         key["units"] = family_units(q.unit)
         key["tol"] = tolerance(inst.answer, q.rel, q.abs, q.sig_figs)
-        key["display"] = format_value(inst.answer, sig) + (f" {q.unit}" if q.unit else "")
+        key["display"] = localize_decimals(format_value(inst.answer, sig), q.language) + (
+            f" {q.unit}" if q.unit else ""
+        )
+        # The decimal separator a response may use: Turkish learners write 1,5.
+        key["decimal"] = decimal_separator(q.language)
         key["mistakes"] = [
             {
                 "answer": m,

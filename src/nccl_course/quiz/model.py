@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz import generators as _generators
 from nccl_course.quiz.units import family_units, tolerance
 
@@ -72,6 +73,11 @@ class Question:
     feedback_incorrect: str = ""
     generator: str | None = None
     options: dict = field(default_factory=dict, hash=False, compare=False)
+    # The language the text is in, and the translations of what a generator writes (its
+    # mistakes' feedback, its descriptive parameters), English -> that language. Set by
+    # nccl_course.i18n.quiz_catalog.translate_bank; the answer and the draw never change.
+    language: str = "en"
+    generated_text: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def uid(self) -> str:
@@ -94,7 +100,10 @@ class Question:
         mistakes = [(m.answer, m.feedback) for m in self.mistakes]
         if self.generator is not None:
             draw = _generators.resolve(self.generator)(rng, **self.options)
-            params = dict(draw.params)
+            params = {
+                k: self.generated_text.get(v, v) if isinstance(v, str) else v
+                for k, v in draw.params.items()
+            }
             answer = float(draw.answer)
             # A drawn mistake that lands inside the tolerance would be graded right anyway.
             tol = tolerance(answer, self.rel, self.abs, self.sig_figs)
@@ -104,11 +113,11 @@ class Question:
                 # keep the first of two mistakes that coincide for this draw
                 clear = all(abs(v - w) > max(self.rel * abs(w), self.abs) for w, _ in drawn)
                 if abs(v - answer) > tol and clear:
-                    drawn.append((v, t))
+                    drawn.append((v, self.generated_text.get(t, t)))
             mistakes = drawn + mistakes
 
         def fill(text: str) -> str:
-            return fill_placeholders(text, params)
+            return fill_placeholders(text, params, self.language)
 
         inst = QuestionInstance(
             question=self,
@@ -162,15 +171,15 @@ def _shuffle_not_identity(rng: random.Random, order: list[int]) -> None:
     order.reverse()
 
 
-def fill_placeholders(text: str, params: dict) -> str:
-    """Replace ``{{name}}`` with ``params[name]`` (numbers with :g). Unknown names raise KeyError."""
+def fill_placeholders(text: str, params: dict, language: str = "en") -> str:
+    """Replace ``{{name}}`` with ``params[name]`` (numbers with :g, decimals as ``language``
+    writes them: ``1,5`` in Turkish). Unknown names raise KeyError."""
 
     def value(match: re.Match) -> str:
         name = match.group(1)
         v = params[name]
-        if isinstance(v, float):
-            return f"{v:g}"
-        return str(v)
+        shown = f"{v:g}" if isinstance(v, float) else str(v)
+        return localize_decimals(shown, language)
 
     return PLACEHOLDER_RE.sub(value, text) if text else text
 

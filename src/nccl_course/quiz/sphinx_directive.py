@@ -27,6 +27,9 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.numbers import decimal_separator
+from nccl_course.i18n.quiz_catalog import MissingTranslation, catalog_path, translate_bank
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.parsing import load_bank
@@ -40,6 +43,22 @@ _KEY_TEXT_FIELDS = ("explanation", "feedback", "choice_feedback")
 # A quiz's wrapper node lists its questions as "chapter/question-id" under this attribute, for
 # extensions that need to know which questions a page holds (nccl_course.book.progress).
 QUESTIONS_ATTRIBUTE = "nccl_quiz_questions"
+# What static/nccl-quiz.js writes into the page; a translated page carries these in its language
+# as JSON (<script id="nccl-quiz-strings">), and the script falls back to the English keys.
+PAGE_SCRIPT_STRINGS = (
+    N_("Could not read the answer: {message}."),
+    N_("Choose or type an answer first."),
+    N_("Correct."),
+    N_("Partly right: score {score}."),
+    N_("Not quite."),
+    N_("Answer: {answer}"),
+    N_("expected a number without a unit, e.g. {example}"),
+    N_("expected a number, optionally with a unit ({units}); a bare number is read in {unit}"),
+    N_("expected a number, or a number with a unit such as '{example}'"),
+    N_("expected a finite number"),
+    N_("expected an index from 0 to {last}, got {value}"),
+    N_("expected a list of indices"),
+)
 
 
 def page_key(inst: QuestionInstance) -> dict:
@@ -109,7 +128,7 @@ class QuizDirective(SphinxDirective):
             raise self.error(f"quiz: no bank {path} for chapter {chapter!r}; known: {known}")
         self.env.note_dependency(str(path))
         try:
-            bank = load_bank(path)
+            bank = self.localized(load_bank(path))
         except BankError as exc:
             raise self.error(f"quiz: invalid bank {path}:\n{exc}") from None
         questions = bank.questions
@@ -134,6 +153,7 @@ class QuizDirective(SphinxDirective):
             f"{chapter}/{q.id}" for q in questions
         ]
         self._raw(root, f'<div class="nccl-quiz" data-chapter="{html.escape(chapter)}">')
+        self._strings_script(root)
         if title:
             self._raw(root, f'<p class="nccl-quiz-title">{html.escape(title)}</p>')
         for number, question in enumerate(questions, start=1):
@@ -142,8 +162,9 @@ class QuizDirective(SphinxDirective):
                 root,
                 f'<section class="nccl-quiz-question" data-qid="{question.id}" '
                 f'data-type="{question.type}" data-variants="{len(seeds)}" data-current="0">'
-                f'<p class="nccl-quiz-number">Question {number} of {len(questions)}'
-                f'<span class="nccl-quiz-difficulty" title="difficulty">'
+                f'<p class="nccl-quiz-number">'
+                f"{self._(N_('Question {number} of {total}'), number=number, total=len(questions))}"
+                f'<span class="nccl-quiz-difficulty" title="{self._(N_("difficulty"))}">'
                 f"{'●' * question.difficulty}{'○' * (3 - question.difficulty)}</span></p>",
             )
             for index, seed in enumerate(seeds):
@@ -156,12 +177,57 @@ class QuizDirective(SphinxDirective):
     def bank_dir(self) -> Path:
         return bank_dir_for(self.env)
 
+    @property
+    def language(self) -> str:
+        return self.env.config.language or "en"
+
+    def localized(self, bank):
+        """``bank`` in the page's language; English, with a warning, where a text is missing."""
+        if self.language == "en":
+            return bank
+        locale_dir = Path(self.env.srcdir) / "locales"
+        self.env.note_dependency(str(catalog_path(locale_dir, self.language, bank.chapter)))
+        try:
+            return translate_bank(bank, self.language, locale_dir)
+        except MissingTranslation as exc:
+            from sphinx.util import logging
+
+            logging.getLogger(__name__).warning(
+                "quiz %s has no %s text for:\n%s\n(translate it in the catalog; see "
+                "CONTRIBUTING.md, 'Translations')",
+                bank.chapter,
+                self.language,
+                exc,
+                location=(self.env.docname, self.lineno),
+            )
+            return bank
+
+    def _(self, text: str, **fields) -> str:
+        return translator(self.language)(text, **fields)
+
+    def _strings_script(self, root: nodes.Element) -> None:
+        if self.language == "en":
+            return
+        table = {
+            "strings": translator(self.language).table(PAGE_SCRIPT_STRINGS),
+            "decimal": decimal_separator(self.language),
+        }
+        self._raw(
+            root,
+            '<script type="application/json" class="nccl-quiz-strings">'
+            f"{_json_for_script(table)}</script>",
+        )
+
     def _raw(self, parent: nodes.Element, markup: str) -> None:
         parent += nodes.raw("", markup, format="html")
 
     def _md(self, parent: nodes.Element, text: str, classes: list[str]) -> None:
         box = nodes.container(classes=classes)
         self.state.nested_parse(StringList(text.strip().splitlines()), self.content_offset, box)
+        # A quiz is translated as a bank (nccl_course.i18n.quiz_catalog), before its numbers are
+        # drawn; the page's catalog must not collect each drawn variant as a sentence of its own.
+        for node in box.findall(nodes.TextElement):
+            node["translatable"] = False
         parent += box
 
     def _feedback(self, parent: nodes.Element, name: str, text: str) -> None:
@@ -197,7 +263,7 @@ class QuizDirective(SphinxDirective):
             self._raw(parent, "</ol>")
         elif q.type == "numeric":
             unit = html.escape(q.unit)
-            label = "Answer" if q.unit else "Answer (a number)"
+            label = self._(N_("Answer")) if q.unit else self._(N_("Answer (a number)"))
             self._raw(
                 parent,
                 f'<label class="nccl-quiz-numeric">{label}: '
@@ -208,8 +274,8 @@ class QuizDirective(SphinxDirective):
         elif q.type == "text":
             self._raw(
                 parent,
-                '<label class="nccl-quiz-text">Answer: <input type="text" class="nccl-quiz-input" '
-                'autocomplete="off" spellcheck="false"></label>',
+                f'<label class="nccl-quiz-text">{self._(N_("Answer"))}: <input type="text" '
+                'class="nccl-quiz-input" autocomplete="off" spellcheck="false"></label>',
             )
         elif q.type == "ordering":
             self._raw(parent, '<ol class="nccl-quiz-order">')
@@ -218,9 +284,10 @@ class QuizDirective(SphinxDirective):
                     parent,
                     f'<li class="nccl-quiz-item" data-index="{i}">'
                     '<span class="nccl-quiz-move">'
-                    '<button type="button" class="nccl-quiz-up" aria-label="move up">▲</button>'
-                    '<button type="button" class="nccl-quiz-down" aria-label="move down">▼'
-                    "</button></span>",
+                    f'<button type="button" class="nccl-quiz-up" aria-label="{self._(N_("move up"))}">'
+                    "▲</button>"
+                    '<button type="button" class="nccl-quiz-down" '
+                    f'aria-label="{self._(N_("move down"))}">▼</button></span>',
                 )
                 self._md(parent, item, ["nccl-quiz-item-text"])
                 self._raw(parent, "</li>")
@@ -236,16 +303,22 @@ class QuizDirective(SphinxDirective):
                 self._md(parent, left, ["nccl-quiz-left"])
                 self._raw(
                     parent,
-                    f'</td><td><select class="nccl-quiz-select" aria-label="match for item {i + 1}">'
-                    f'<option value="">choose…</option>{options}</select></td></tr>',
+                    '</td><td><select class="nccl-quiz-select" '
+                    f'aria-label="{self._(N_("match for item {number}"), number=i + 1)}">'
+                    f'<option value="">{self._(N_("choose…"))}</option>{options}</select></td></tr>',
                 )
             self._raw(parent, "</tbody></table>")
         self._raw(parent, "</div>")
-        buttons = '<button type="button" class="nccl-quiz-check">Check</button>'
+        buttons = f'<button type="button" class="nccl-quiz-check">{self._(N_("Check"))}</button>'
         if q.type in ("numeric", "text"):
-            buttons += ' <button type="button" class="nccl-quiz-reveal">Show answer</button>'
+            buttons += (
+                ' <button type="button" class="nccl-quiz-reveal">'
+                f"{self._(N_('Show answer'))}</button>"
+            )
         if q.parameterized:
-            buttons += ' <button type="button" class="nccl-quiz-new">New variant</button>'
+            buttons += (
+                f' <button type="button" class="nccl-quiz-new">{self._(N_("New variant"))}</button>'
+            )
         self._raw(
             parent,
             f'<div class="nccl-quiz-buttons">{buttons}</div>'
@@ -282,11 +355,12 @@ class AllQuizzesDirective(QuizDirective):
         for path in paths:
             self.env.note_dependency(str(path))
             try:
-                bank = load_bank(path)
+                bank = self.localized(load_bank(path))
             except BankError as exc:
                 raise self.error(f"quiz-all: invalid bank {path}:\n{exc}") from None
             target = nodes.target("", "", ids=[f"quiz-{bank.chapter}"])
-            heading = nodes.rubric(text=f"{bank.title} ({len(bank.questions)} questions)")
+            count = self._(N_("{count} questions"), count=len(bank.questions))
+            heading = nodes.rubric(text=f"{bank.title} ({count})")
             root = nodes.container(classes=["nccl-quiz-wrapper"])
             self.render_bank(root, bank, n_variants, None)
             out += [target, heading, root]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import re
 
+from nccl_course.i18n.numbers import delocalize_number
+
 UNIT_FAMILIES: dict[str, dict[str, float]] = {
     "time": {
         "s": 1.0,
@@ -68,10 +70,14 @@ class ResponseError(ValueError):
     """A typed answer that cannot be read as a number in the expected unit."""
 
 
-def read_number(response: object, unit: str, units: dict[str, float] | None = None) -> float:
+def read_number(
+    response: object, unit: str, units: dict[str, float] | None = None, decimal: str = "."
+) -> float:
     """Read a response (a number, or text such as ``"23.2 ms"``) as a value in ``unit``.
 
-    A bare number is taken to be in ``unit``. Raises ResponseError saying what is expected.
+    A bare number is taken to be in ``unit``. ``decimal`` is the learner's decimal separator
+    (``","`` in Turkish: ``"1,5 ms"``; a point is read too). Raises ResponseError saying what is
+    expected.
     """
     if units is None:
         units = family_units(unit)
@@ -84,7 +90,7 @@ def read_number(response: object, unit: str, units: dict[str, float] | None = No
         return value
     if not isinstance(response, str):
         raise ResponseError("expected a number, or a number with a unit such as '23.2 ms'")
-    match = NUMBER_RE.match(response)
+    match = NUMBER_RE.match(delocalize_number(response, decimal))
     if not match:
         raise ResponseError(_expected(unit, units))
     value = float(match.group(1))

@@ -9,26 +9,51 @@
   // Same pattern as nccl_course.quiz.units.NUMBER_RE.
   var NUMBER_RE = /^\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(\S*)\s*$/;
   var TEXT_DROP = /[\s\-_.]+/g;
+  // Same pattern as nccl_course.i18n.numbers: "1,5 ms" in a language with a decimal comma.
+  var COMMA_NUMBER = /^(\s*[+-]?[0-9]*),([0-9]+(?:[eE][+-]?[0-9]+)?(?:\s*\S*)\s*)$/;
+
+  // The page's interface strings in its language (a translated page carries them as JSON in
+  // <script class="nccl-quiz-strings">); English keys are the fallback.
+  var STRINGS = {};
+  var DECIMAL = ".";
+
+  function S(text, fields) {
+    var out = Object.prototype.hasOwnProperty.call(STRINGS, text) ? STRINGS[text] : text;
+    if (fields) {
+      out = out.replace(/\{(\w+)\}/g, function (m, name) {
+        return Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m;
+      });
+    }
+    return out;
+  }
+
+  function delocalize(text, decimal) {
+    if (!decimal || decimal === ".") return text;
+    var m = COMMA_NUMBER.exec(text);
+    if (!m || m[1].indexOf(".") >= 0) return text;
+    return m[1] + "." + m[2];
+  }
 
   function Unreadable(message) {
     this.message = message;
   }
 
   function expectedText(unit, units) {
-    if (unit === "") return "expected a number without a unit, e.g. 1.75";
-    return "expected a number, optionally with a unit (" + Object.keys(units).join(", ") +
-      "); a bare number is read in " + unit;
+    if (unit === "") return S("expected a number without a unit, e.g. {example}", { example: "1.75" });
+    return S("expected a number, optionally with a unit ({units}); a bare number is read in {unit}",
+      { units: Object.keys(units).join(", "), unit: unit });
   }
 
-  function readNumber(response, unit, units) {
+  function readNumber(response, unit, units, decimal) {
     if (typeof response === "number") {
-      if (!isFinite(response)) throw new Unreadable("expected a finite number");
+      if (!isFinite(response)) throw new Unreadable(S("expected a finite number"));
       return response;
     }
     if (typeof response !== "string") {
-      throw new Unreadable("expected a number, or a number with a unit such as '23.2 ms'");
+      throw new Unreadable(S("expected a number, or a number with a unit such as '{example}'",
+        { example: "23.2 ms" }));
     }
-    var m = NUMBER_RE.exec(response);
+    var m = NUMBER_RE.exec(delocalize(response, decimal));
     if (!m) throw new Unreadable(expectedText(unit, units));
     var value = Number(m[1]);
     var given = m[2];
@@ -46,13 +71,13 @@
   function index(value, n) {
     if (typeof value === "string" && /^\s*-?[0-9]+\s*$/.test(value)) value = parseInt(value, 10);
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value >= n) {
-      throw new Unreadable("expected an index from 0 to " + (n - 1) + ", got " + value);
+      throw new Unreadable(S("expected an index from 0 to {last}, got {value}", { last: n - 1, value: value }));
     }
     return value;
   }
 
   function indices(values, n) {
-    if (!Array.isArray(values)) throw new Unreadable("expected a list of indices");
+    if (!Array.isArray(values)) throw new Unreadable(S("expected a list of indices"));
     return values.map(function (v) { return index(v, n); });
   }
 
@@ -76,7 +101,7 @@
       return { score: score, outcome: outcome, selected: selected.sort(function (a, b) { return a - b; }) };
     },
     numeric: function (key, response) {
-      var value = readNumber(response, key.unit, key.units);
+      var value = readNumber(response, key.unit, key.units, key.decimal);
       if (Math.abs(value - key.answer) <= key.tol) {
         return { score: 1, outcome: "correct", value: value };
       }
@@ -122,7 +147,7 @@
       return graders[key.type](key, response);
     } catch (err) {
       if (err instanceof Unreadable) {
-        return { score: 0, outcome: "unreadable", message: "Could not read the answer: " + err.message + "." };
+        return { score: 0, outcome: "unreadable", message: S("Could not read the answer: {message}.", { message: err.message }) };
       }
       throw err;
     }
@@ -181,6 +206,11 @@
     return el;
   }
 
+  // A score as the page's language writes it: 0.50, or 0,50 where the decimal is a comma.
+  function formatScore(score) {
+    return score.toFixed(2).replace(".", DECIMAL);
+  }
+
   function setResult(variant, cls, text) {
     var box = variant.querySelector(".nccl-quiz-result");
     box.className = "nccl-quiz-result " + cls;
@@ -206,7 +236,7 @@
     var response = readResponse(variant, type);
     if (response === null || (type === "multiple" && response.length === 0) ||
         ((type === "numeric" || type === "text") && response.trim() === "")) {
-      setResult(variant, "nccl-quiz-unreadable", "Choose or type an answer first.");
+      setResult(variant, "nccl-quiz-unreadable", S("Choose or type an answer first."));
       return;
     }
     var g = gradeKey(key, response);
@@ -215,8 +245,8 @@
       setResult(variant, "nccl-quiz-unreadable", g.message);
       return;
     }
-    var verdict = g.outcome === "correct" ? "Correct." :
-      (g.outcome === "partial" ? "Partly right: score " + g.score.toFixed(2) + "." : "Not quite.");
+    var verdict = g.outcome === "correct" ? S("Correct.") :
+      (g.outcome === "partial" ? S("Partly right: score {score}.", { score: formatScore(g.score) }) : S("Not quite."));
     if (type === "ordering" && g.outcome !== "correct") {
       verdict += " " + g.in_place + " of " + key.order.length + " items are in the right place.";
     }
@@ -247,7 +277,7 @@
 
   function reveal(variant) {
     var key = readKey(variant);
-    setResult(variant, "nccl-quiz-revealed", "Answer: " + key.display);
+    setResult(variant, "nccl-quiz-revealed", S("Answer: {answer}", { answer: key.display }));
     show(variant, "explanation");
   }
 
@@ -272,6 +302,12 @@
   }
 
   function init() {
+    var strings = document.querySelector("script.nccl-quiz-strings");
+    if (strings) {
+      var page = JSON.parse(strings.textContent);
+      STRINGS = page.strings;
+      DECIMAL = page.decimal;
+    }
     document.querySelectorAll(".nccl-quiz-question").forEach(function (question) {
       var type = question.getAttribute("data-type");
       question.addEventListener("click", function (event) {

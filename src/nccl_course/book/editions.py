@@ -1,0 +1,126 @@
+"""Build the book's editions: English at ``_build/html``, Turkish at ``_build/html/tr``.
+
+Both editions are built from the same sources by Sphinx's gettext workflow. The English
+sources are the originals; ``locales/tr/LC_MESSAGES/*.po`` hold the Turkish text for every
+translatable paragraph. The notebooks execute once: every build shares the jupyter-cache
+under ``_build/.jupyter_cache``, which is keyed by the code cells, and translation changes
+only prose.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The book's languages: the source language first.
+LANGUAGES = ("en", "tr")
+SOURCE_LANGUAGE = "en"
+#: Where the translations live, relative to the repository root (Sphinx's ``locale_dirs``).
+LOCALE_DIR = "locales"
+#: Sphinx's gettext output: one .pot per page.
+GETTEXT_DIR = Path("_build") / "gettext"
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One build of the book: which builder, in which language, written where."""
+
+    language: str
+    builder: str
+    output: Path  # where Sphinx writes, relative to the repository root
+    doctrees: Path
+    # Where the finished edition is published, when not where Sphinx writes: the Turkish
+    # edition is built beside the English one (myst-nb puts its execution files next to the
+    # output folder) and then copied under it.
+    published: Path | None = None
+
+    @property
+    def url_prefix(self) -> str:
+        """The edition's folder under the site root: "" for English, "tr/" for Turkish."""
+        return "" if self.language == SOURCE_LANGUAGE else f"{self.language}/"
+
+
+def html_edition(language: str) -> Edition:
+    """The HTML edition in ``language``; English stays at the site root so no URL changes."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; the book has {', '.join(LANGUAGES)}")
+    if language == SOURCE_LANGUAGE:
+        return Edition(language, "html", Path("_build/html"), Path("_build/.doctrees"))
+    return Edition(
+        language,
+        "html",
+        Path(f"_build/{language}/html"),
+        Path(f"_build/.doctrees-{language}"),
+        published=Path("_build/html") / language,
+    )
+
+
+# The gettext build reads the same English doctrees as the English HTML build, so it only
+# writes the catalogs (the pages are read once).
+GETTEXT_EDITION = Edition(SOURCE_LANGUAGE, "gettext", GETTEXT_DIR, Path("_build/.doctrees"))
+
+
+def build(root: Path, edition: Edition, *, strict: bool = True, jobs: int = 1) -> int:
+    """Build ``edition`` of the book under ``root`` with Jupyter Book's Sphinx set-up.
+
+    Returns Sphinx's exit status (0 when the build had no warning, with ``strict``).
+    """
+    # Imported here: jupyter_book pulls in all of Sphinx, which the CLI should not pay for.
+    from jupyter_book.sphinx import build_sphinx
+
+    overrides: dict[str, object] = {
+        "external_toc_path": (root / "_toc.yml").as_posix(),
+        "latex_individualpages": False,
+        "nitpicky": True,
+        "language": edition.language,
+        "locale_dirs": [LOCALE_DIR],
+        # One catalog per page (book/intro.po, ...), so translators work page by page.
+        "gettext_compact": False,
+        # The Turkish edition's untranslated text would silently show in English; the catalog
+        # check (nccl_course.book.translations) fails on it instead.
+        "gettext_uuid": False,
+        "gettext_location": False,
+        # One cache for every edition: the notebooks execute once, whatever the language.
+        "nb_execution_cache_path": (root / "_build" / ".jupyter_cache").as_posix(),
+    }
+    status = build_sphinx(
+        root,
+        root / edition.output,
+        noconfig=True,
+        path_config=str(root / "_config.yml"),
+        confoverrides=overrides,
+        doctreedir=root / edition.doctrees,
+        builder=edition.builder,
+        warningiserror=strict,
+        keep_going=True,
+        jobs=jobs,
+    )
+    if not isinstance(status, int):  # build_sphinx returns the exception it reported
+        return 1
+    if edition.published is not None and status == 0:
+        shutil.rmtree(root / edition.published, ignore_errors=True)
+        shutil.copytree(root / edition.output, root / edition.published)
+    return status
+
+
+def clean_gettext(root: Path) -> None:
+    """Remove old .pot files so a page that no longer exists leaves no catalog behind."""
+    shutil.rmtree(root / GETTEXT_DIR, ignore_errors=True)
+
+
+def write_templates(root: Path) -> int:
+    """Make every gettext template from the English now: the book's pages (Sphinx's gettext
+    builder), the quiz banks and the interface strings. Returns Sphinx's exit status."""
+    from nccl_course.i18n import interface, quiz_catalog
+    from nccl_course.quiz.banks import load_banks
+
+    clean_gettext(root)
+    status = build(root, GETTEXT_EDITION)
+    quiz_catalog.write_templates(load_banks(root / "quizzes"), root / GETTEXT_DIR)
+    interface.write_template(root / GETTEXT_DIR)
+    return status
+
+
+def translated_languages() -> list[str]:
+    return [lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE]

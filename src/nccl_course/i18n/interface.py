@@ -1,0 +1,121 @@
+"""The interface's own words in the learner's language: buttons, labels, messages, e-mails.
+
+Code marks each interface string with an ``N_`` call where it is written (a no-op that the
+extractor finds), and translates it where it is shown with ``translator(language)(text)``.
+The strings are extracted from ``src/nccl_course`` into ``_build/gettext/interface.pot``; their
+Turkish lives in ``locales/tr/LC_MESSAGES/interface.po``, checked like every other catalog.
+The CLI's messages and the code stay in English; only what a learner reads in the book, the
+quizzes and the exam is translated.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import re
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
+
+from nccl_course.i18n.catalogs import load
+
+INTERFACE_DOMAIN = "interface"
+#: The repository's locale folder (Sphinx's locale_dirs): src/nccl_course/i18n -> the root.
+LOCALE_DIR = Path(__file__).resolve().parents[3] / "locales"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+LANGUAGES = ("en", "tr")
+
+
+def N_(text: str) -> str:  # noqa: N802 - the gettext convention for a marked string
+    """Mark ``text`` as an interface string to translate; returns it unchanged."""
+    return text
+
+
+def negotiate(accept_language: str | None, default: str = "en") -> str:
+    """The course language an ``Accept-Language`` header prefers (``tr-TR,tr;q=0.9`` -> tr)."""
+    if not accept_language:
+        return default
+    ranked = []
+    for i, part in enumerate(accept_language.split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        for p in params.split(";"):
+            name, _, value = p.strip().partition("=")
+            if name == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        primary = tag.strip().lower().split("-")[0]
+        if primary in LANGUAGES and q > 0:
+            ranked.append((-q, i, primary))
+    return sorted(ranked)[0][2] if ranked else default
+
+
+class Translator:
+    """``tr(text, **fields)``: ``text`` in the language, with ``{field}`` filled in."""
+
+    def __init__(self, language: str, messages: dict[str, str]):
+        self.language = language
+        self._messages = messages
+
+    def __call__(self, text: str, **fields) -> str:
+        out = self._messages.get(text) or text
+        return out.format(**fields) if fields else out
+
+    def table(self, texts) -> dict[str, str]:
+        """``{English: translation}`` for ``texts`` (what a page's script needs)."""
+        return {t: self(t) for t in texts}
+
+
+@functools.lru_cache(maxsize=8)
+def _messages(language: str, locale_dir: str) -> dict[str, str]:
+    path = Path(locale_dir) / language / "LC_MESSAGES" / f"{INTERFACE_DOMAIN}.po"
+    if not path.exists():
+        return {}
+    return {
+        str(m.id): m.string
+        for m in load(path)
+        if m.id and isinstance(m.string, str) and m.string and not m.fuzzy
+    }
+
+
+def translator(language: str = "en", locale_dir: Path | None = None) -> Translator:
+    """The interface strings in ``language`` (English when it is "en" or has no catalog)."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; the course has {', '.join(LANGUAGES)}")
+    if language == "en":
+        return Translator("en", {})
+    return Translator(language, _messages(language, str(locale_dir or LOCALE_DIR)))
+
+
+# An N_ call with a plain string literal. A regular expression, not babel's Python extractor:
+# before Python 3.12 that extractor cannot see a call inside an f-string's braces.
+_MARKED = re.compile(r"""\bN_\(\s*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)')\s*\)""")
+
+
+def marked_strings(source: str) -> list[str]:
+    """The an ``N_`` call strings of a Python source, in order."""
+    out = []
+    for m in _MARKED.finditer(source):
+        raw = m.group(1) if m.group(1) is not None else m.group(2)
+        out.append(raw.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8"))
+    return out
+
+
+def template(package_dir: Path = PACKAGE_DIR) -> Catalog:
+    """Every an ``N_`` call string in the package's Python files."""
+    catalog = Catalog(project="nccl-course interface", charset="utf-8")
+    for path in sorted(package_dir.rglob("*.py")):
+        for message in marked_strings(path.read_text(encoding="utf-8")):
+            catalog.add(message, locations=[(path.relative_to(package_dir).as_posix(), 0)])
+    return catalog
+
+
+def write_template(pot_dir: Path, package_dir: Path = PACKAGE_DIR) -> Path:
+    pot_dir.mkdir(parents=True, exist_ok=True)
+    path = pot_dir / f"{INTERFACE_DOMAIN}.pot"
+    with path.open("wb") as f:
+        write_po(f, template(package_dir), width=0, include_lineno=False)
+    return path
