@@ -23,11 +23,44 @@ def register(subparsers) -> None:
         "validate", help="check banks against the format; exit 1 and list every problem"
     )
     validate.add_argument("files", nargs="*", help="bank files (default: every bank)")
+    validate.add_argument(
+        "--locales",
+        default=None,
+        help="folder of the translation catalogs (default: locales/ beside the banks); every "
+        "question must have a current translation in each language there",
+    )
     take = sub.add_parser("take", help="take a chapter's quiz in the terminal")
     take.add_argument("chapter", help="chapter id, e.g. all-reduce (see 'nccl-course quiz list')")
     take.add_argument("--seed", type=int, default=None, help="draw parameters with this seed")
+    take.add_argument(
+        "--lang",
+        choices=["en", "tr"],
+        default="en",
+        help="the quiz's language: en (default) or tr, Turkish (answers accept 1,5)",
+    )
     sub.add_parser("generators", help="list the built-in generators of parameterized questions")
     parser.set_defaults(func=run, quiz_parser=parser)
+
+
+def _translation_errors(path: Path, locale_dir: Path) -> list[str]:
+    """One line per question of the bank at ``path`` without a current translation in a
+    language that has catalogs under ``locale_dir``, naming the file and the question id."""
+    from nccl_course.i18n.quiz_catalog import bank_problems
+    from nccl_course.quiz import load_bank
+
+    if not locale_dir.is_dir():
+        return []
+    bank = load_bank(path)
+    errors = []
+    for language in sorted(p.name for p in locale_dir.iterdir() if p.is_dir()):
+        for problem in bank_problems(bank, language, locale_dir):
+            qid = (problem.context or "").removesuffix(" (generated)") or "(the bank)"
+            text = problem.msgid if len(problem.msgid) <= 70 else problem.msgid[:67] + "..."
+            errors.append(
+                f"{path}: question {qid}: no current {language} text ({problem.kind}) for "
+                f"{text!r} in {problem.catalog}"
+            )
+    return errors
 
 
 def run(args) -> int:
@@ -52,8 +85,9 @@ def run(args) -> int:
             print(f"error: no banks (*.yml) in {bank_dir}", file=sys.stderr)
             return 1
         problems = 0
+        locale_dir = Path(args.locales) if args.locales else bank_dir.parent / "locales"
         for path in files:
-            errors = validate_bank(path)
+            errors = validate_bank(path) or _translation_errors(path, locale_dir)
             problems += len(errors)
             for error in errors:
                 print(error, file=sys.stderr)
@@ -83,7 +117,20 @@ def run(args) -> int:
                 print(f"error: no quiz {args.chapter!r}; known: {known}", file=sys.stderr)
                 return 1
             seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-            take(load_bank(path), seed)
+            bank = load_bank(path)
+            if args.lang != "en":
+                from nccl_course.i18n.quiz_catalog import MissingTranslation, translate_bank
+
+                try:
+                    bank = translate_bank(bank, args.lang, bank_dir.parent / "locales")
+                except MissingTranslation as exc:
+                    print(
+                        f"{exc}\nerror: the {args.chapter!r} quiz is not translated into "
+                        f"{args.lang!r} (see CONTRIBUTING.md, 'Translations')",
+                        file=sys.stderr,
+                    )
+                    return 1
+            take(bank, seed)
             return 0
     except BankError as exc:
         print(f"{exc}\nerror: fix the bank(s) above (nccl-course quiz validate)", file=sys.stderr)

@@ -11,6 +11,8 @@ import re
 DECIMAL_SEPARATOR = {"en": ".", "tr": ","}
 
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
+# English thousands grouping: "50,000" (a comma before each group of three digits).
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # A response written with a decimal comma: "1,5", "-0,25 ms", "2,5e3".
 _COMMA_NUMBER = re.compile(r"^(\s*[+-]?[0-9]*),([0-9]+(?:[eE][+-]?[0-9]+)?(?:\s*\S*)\s*)$")
 
@@ -24,9 +26,15 @@ def decimal_separator(language: str) -> str:
 
 
 def localize_decimals(text: str, language: str) -> str:
-    """``text`` with every decimal point between digits written as ``language`` writes it."""
+    """``text`` (numbers as English writes them) with decimal points and thousands commas
+    written as ``language`` writes them: "50,000 h and 1.5 ms" is "50.000 h and 1,5 ms" in
+    Turkish."""
     sep = decimal_separator(language)
-    return text if sep == "." else _DECIMAL_POINT.sub(sep, text)
+    if sep == ".":
+        return text
+    text = _DECIMAL_POINT.sub("\0", text)  # hold the decimal points while commas move
+    text = _THOUSANDS_COMMA.sub(".", text)
+    return text.replace("\0", sep)
 
 
 def delocalize_number(text: str, decimal: str) -> str:

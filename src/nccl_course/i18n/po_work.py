@@ -32,11 +32,16 @@ def _messages(catalog):
     return [m for m in catalog if m.id]
 
 
-def export(path: Path, everything: bool = False) -> str:
-    """The numbered entries of ``path`` that need work (all of them with ``everything``)."""
+def export(path: Path, everything: bool = False, translated: bool = False) -> str:
+    """The numbered entries of ``path`` that need work (all of them with ``everything``); with
+    ``translated``, every entry's current translation instead (for a review pass: edit the
+    text and import it back)."""
     out = []
     for n, message in enumerate(_messages(load(path))):
-        if everything or not message.string or message.fuzzy:
+        if translated:
+            if message.string:
+                out.append(f"### {n}\n{message.string}\n")
+        elif everything or not message.string or message.fuzzy:
             out.append(f"### {n}\n{message.id}\n")
     return "\n".join(out)
 
@@ -82,12 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("export", help="print the entries that need translating")
     e.add_argument("catalog", type=Path)
     e.add_argument("--all", action="store_true", help="every entry, translated or not")
+    e.add_argument(
+        "--translated", action="store_true", help="every entry's translation, for review"
+    )
     i = sub.add_parser("import", help="write translations from a numbered file")
     i.add_argument("catalog", type=Path)
     i.add_argument("translations", type=Path)
     args = parser.parse_args(argv)
     if args.command == "export":
-        sys.stdout.write(export(args.catalog, args.all))
+        sys.stdout.write(export(args.catalog, args.all, args.translated))
         return 0
     problems = import_(args.catalog, parse_numbered(args.translations.read_text(encoding="utf-8")))
     for p in problems:

@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz.units import ResponseError, read_number
 
 _TEXT_DROP = re.compile(r"[\s\-_.]+")
@@ -40,22 +42,36 @@ class Grade:
 
 
 class _Unreadable(Exception):
-    pass
+    """A response the grader cannot read; the message is a template and its fields, shown in
+    the key's language."""
+
+    def __init__(self, template: str, **fields):
+        self.template = template
+        self.fields = fields
+        super().__init__(template.format(**fields) if fields else template)
+
+
+def _tr(key: dict):
+    # The language the question was drawn in (nccl_course.i18n.quiz_catalog); English keys
+    # written before there was a language field have none.
+    return translator(key.get("language", "en"))
 
 
 def _index(value, n: int) -> int:
     if isinstance(value, bool):
-        raise _Unreadable("expected a choice number")
+        raise _Unreadable(N_("expected a choice number"))
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         value = int(value.strip())
     if not isinstance(value, int) or not 0 <= value < n:
-        raise _Unreadable(f"expected an index from 0 to {n - 1}, got {value!r}")
+        raise _Unreadable(
+            N_("expected an index from 0 to {last}, got {value}"), last=n - 1, value=repr(value)
+        )
     return value
 
 
 def _indices(values, n: int) -> list[int]:
     if not isinstance(values, list | tuple):
-        raise _Unreadable("expected a list of indices")
+        raise _Unreadable(N_("expected a list of indices"))
     return [_index(v, n) for v in values]
 
 
@@ -64,7 +80,14 @@ def grade_key(key: dict, response) -> Grade:
     try:
         return _GRADERS[key["type"]](key, response)
     except _Unreadable as exc:
-        return Grade(0.0, "unreadable", f"Could not read the answer: {exc}.", _expected(key))
+        tr = _tr(key)
+        message = tr(exc.template, **exc.fields)
+        return Grade(
+            0.0,
+            "unreadable",
+            tr(N_("Could not read the answer: {message}."), message=message),
+            _expected(key),
+        )
 
 
 def grade(instance, response) -> Grade:
@@ -108,18 +131,33 @@ def _grade_multiple(key: dict, response) -> Grade:
     selected = set(_indices(response, n))
     correct = set(key["correct"])
     score = multiple_score(selected, correct, n)
+    tr = _tr(key)
     lines = []
     for i in range(n):
         if i in selected:
-            mark = "right" if i in correct else "wrong"
-            lines.append(f"- Choice {i + 1} ({mark} to select): {key['choice_feedback'][i]}")
+            mark = (
+                N_("Choice {number} (right to select): {feedback}")
+                if i in correct
+                else N_("Choice {number} (wrong to select): {feedback}")
+            )
+            lines.append("- " + tr(mark, number=i + 1, feedback=key["choice_feedback"][i]))
         elif i in correct:
-            lines.append(f"- Choice {i + 1} (missed): {key['choice_feedback'][i]}")
+            lines.append(
+                "- "
+                + tr(
+                    N_("Choice {number} (missed): {feedback}"),
+                    number=i + 1,
+                    feedback=key["choice_feedback"][i],
+                )
+            )
     outcome = "correct" if score == 1.0 else ("partial" if score > 0 else "incorrect")
     head = {
-        "correct": "All correct choices, and nothing else.",
-        "partial": f"Partly right: score {score:.2f}.",
-        "incorrect": "Score 0.",
+        "correct": tr(N_("All correct choices, and nothing else.")),
+        "partial": tr(
+            N_("Partly right: score {score}."),
+            score=localize_decimals(f"{score:.2f}", key.get("language", "en")),
+        ),
+        "incorrect": tr(N_("Score 0.")),
     }[outcome]
     return Grade(
         score,
@@ -133,7 +171,7 @@ def _grade_numeric(key: dict, response) -> Grade:
     try:
         value = read_number(response, key["unit"], key["units"], key.get("decimal", "."))
     except ResponseError as exc:
-        raise _Unreadable(str(exc)) from None
+        raise _Unreadable(exc.template, **exc.fields) from None
     if abs(value - key["answer"]) <= key["tol"]:
         return Grade(
             1.0,
@@ -158,7 +196,7 @@ def _grade_ordering(key: dict, response) -> Grade:
     n = len(key["order"])
     order = _indices(response, n)
     if sorted(order) != list(range(n)):
-        raise _Unreadable(f"expected each of the {n} items exactly once")
+        raise _Unreadable(N_("expected each of the {count} items exactly once"), count=n)
     in_place = sum(a == b for a, b in zip(order, key["order"], strict=True))
     if in_place == n:
         return Grade(1.0, "correct", _with_explanation(key, key["feedback"]["correct"]))
@@ -174,7 +212,7 @@ def _grade_matching(key: dict, response) -> Grade:
     n_left = len(key["match"])
     chosen = _indices(response, key["n_right"])
     if len(chosen) != n_left:
-        raise _Unreadable(f"expected one choice for each of the {n_left} items")
+        raise _Unreadable(N_("expected one choice for each of the {count} items"), count=n_left)
     right = sum(a == b for a, b in zip(chosen, key["match"], strict=True))
     if right == n_left:
         return Grade(1.0, "correct", _with_explanation(key, key["feedback"]["correct"]))
@@ -188,7 +226,7 @@ def _grade_matching(key: dict, response) -> Grade:
 
 def _grade_text(key: dict, response) -> Grade:
     if not isinstance(response, str):
-        raise _Unreadable("expected text")
+        raise _Unreadable(N_("expected text"))
     given = normalize_text(response)
     if given in key["answers"]:
         return Grade(

@@ -25,6 +25,8 @@ def answer_key(inst: QuestionInstance) -> dict:
         "uid": q.uid,
         "type": q.type,
         "seed": inst.seed,
+        # The language of the texts, so the grader writes its own words in it too.
+        "language": q.language,
         "params": {k: v for k, v in inst.params.items() if _json_scalar(v)},
         "explanation": inst.explanation,
         "feedback": {"correct": inst.feedback_correct, "incorrect": inst.feedback_incorrect},

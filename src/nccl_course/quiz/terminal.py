@@ -7,6 +7,8 @@ import string
 import sys
 from typing import TextIO
 
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.latex_text import math_as_text
 from nccl_course.quiz.model import Bank, QuestionInstance
@@ -36,34 +38,43 @@ def right_answer(inst: QuestionInstance) -> str:
     return str(inst.key()["display"])
 
 
+def _tr(inst: QuestionInstance):
+    return translator(inst.question.language)
+
+
 def show_question(inst: QuestionInstance, number: int, total: int, out: TextIO) -> None:
     q = inst.question
+    tr = _tr(inst)
     stars = "*" * q.difficulty
-    out.write(f"\nQuestion {number}/{total} [{q.id}] {stars}\n")
+    heading = tr(N_("Question {number}/{total}"), number=number, total=total)
+    out.write(f"\n{heading} [{q.id}] {stars}\n")
     out.write(plain(inst.prompt) + "\n")
     if q.type in ("single", "multiple"):
         for i, text in enumerate(inst.choices):
             out.write(f"  {i + 1}. {plain(text.text)}\n")
         if q.type == "single":
-            out.write("Answer with the number of one choice.\n")
+            out.write(tr(N_("Answer with the number of one choice.")) + "\n")
         else:
-            out.write("Answer with the numbers of every right choice, e.g. 1,3.\n")
+            out.write(tr(N_("Answer with the numbers of every right choice, e.g. 1,3.")) + "\n")
     elif q.type == "numeric":
-        unit = f" in {q.unit}" if q.unit else ""
-        out.write(f"Answer with a number{unit} (you may add a unit).\n")
+        if q.unit:
+            line = tr(N_("Answer with a number in {unit} (you may add a unit)."), unit=q.unit)
+        else:
+            line = tr(N_("Answer with a number."))
+        out.write(line + "\n")
     elif q.type == "ordering":
         for i, text in enumerate(inst.items):
             out.write(f"  {i + 1}. {plain(text)}\n")
-        out.write("Answer with the item numbers in the right order, e.g. 3 1 2 4.\n")
+        out.write(tr(N_("Answer with the item numbers in the right order, e.g. 3 1 2 4.")) + "\n")
     elif q.type == "matching":
         for i, text in enumerate(inst.left):
             out.write(f"  {i + 1}. {plain(text)}\n")
-        out.write("  with:\n")
+        out.write("  " + tr(N_("with:")) + "\n")
         for i, text in enumerate(inst.right):
             out.write(f"  {_LETTERS[i]}) {plain(text)}\n")
-        out.write("Answer with one letter per numbered item, in order, e.g. b a c.\n")
+        out.write(tr(N_("Answer with one letter per numbered item, in order, e.g. b a c.")) + "\n")
     elif q.type == "text":
-        out.write("Answer with a word or a short phrase.\n")
+        out.write(tr(N_("Answer with a word or a short phrase.")) + "\n")
 
 
 def parse_answer(inst: QuestionInstance, line: str):
@@ -71,19 +82,21 @@ def parse_answer(inst: QuestionInstance, line: str):
     q = inst.question
     text = line.strip()
     if not text:
-        raise ValueError("type an answer (Ctrl-D stops the quiz)")
+        raise ValueError(_tr(inst)(N_("type an answer (Ctrl-D stops the quiz)")))
     if q.type == "single":
-        return _number_list(text, len(inst.choices), exactly=1)[0]
+        return _number_list(text, len(inst.choices), _tr(inst), exactly=1)[0]
     if q.type == "multiple":
-        return _number_list(text, len(inst.choices))
+        return _number_list(text, len(inst.choices), _tr(inst))
     if q.type == "ordering":
-        return _number_list(text, len(inst.items), exactly=len(inst.items))
+        return _number_list(text, len(inst.items), _tr(inst), exactly=len(inst.items))
     if q.type == "matching":
         letters = [t for t in re.split(r"[\s,;]+", text.lower()) if t]
         if len(letters) == 1 and len(letters[0]) == len(inst.left):
             letters = list(letters[0])
         if len(letters) != len(inst.left):
-            raise ValueError(f"give {len(inst.left)} letters, one per numbered item")
+            raise ValueError(
+                _tr(inst)(N_("give {count} letters, one per numbered item"), count=len(inst.left))
+            )
         out = []
         for letter in letters:
             if len(letter) != 1 or letter not in _LETTERS[: len(inst.right)]:
@@ -93,19 +106,23 @@ def parse_answer(inst: QuestionInstance, line: str):
     return text  # numeric and text are graded from the string itself
 
 
-def _number_list(text: str, n: int, exactly: int | None = None) -> list[int]:
+def _number_list(text: str, n: int, tr, exactly: int | None = None) -> list[int]:
     parts = [p for p in re.split(r"[\s,;]+", text) if p]
     if not all(p.isdigit() and 1 <= int(p) <= n for p in parts):
-        raise ValueError(f"use numbers from 1 to {n}")
+        raise ValueError(tr(N_("use numbers from 1 to {last}"), last=n))
     if exactly is not None and len(parts) != exactly:
-        raise ValueError(f"give {exactly} number{'s' if exactly > 1 else ''}")
+        if exactly == 1:
+            raise ValueError(tr(N_("give 1 number")))
+        raise ValueError(tr(N_("give {count} numbers"), count=exactly))
     return [int(p) - 1 for p in parts]
 
 
 def take(bank: Bank, seed: int, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> float:
     """Ask every question of ``bank`` drawn with ``seed``; return the total score."""
     total = len(bank.questions)
-    out.write(f"{bank.title}: {total} questions. Ctrl-D stops.\n")
+    tr = translator(bank.questions[0].language if bank.questions else "en")
+    out.write(tr(N_("{title}: {count} questions. Ctrl-D stops."), title=bank.title, count=total))
+    out.write("\n")
     score = 0.0
     answered = 0
     for number, question in enumerate(bank.questions, start=1):
@@ -118,33 +135,44 @@ def take(bank: Bank, seed: int, stdin: TextIO = sys.stdin, out: TextIO = sys.std
             line = stdin.readline()
             if line == "":
                 out.write("\n")
-                _summary(score, answered, total, out)
+                _summary(score, answered, total, out, tr)
                 return score
             try:
                 response = parse_answer(inst, line)
                 break
             except ValueError as exc:
-                out.write(f"Could not read that: {exc}.\n")
+                out.write(tr(N_("Could not read that: {message}."), message=exc) + "\n")
         if response is None:
-            out.write("Skipped.\n")
+            out.write(tr(N_("Skipped.")) + "\n")
             answered += 1
             continue
         result = grade(inst, response)
         if result.outcome == "unreadable":
-            out.write(plain(result.feedback) + "\nSkipped.\n")
+            out.write(plain(result.feedback) + "\n" + tr(N_("Skipped.")) + "\n")
         else:
-            verdict = {1.0: "Correct."}.get(result.score, f"Score {result.score:.2f}.")
-            if result.score == 0:
-                verdict = "Not right."
+            if result.score == 1.0:
+                verdict = tr(N_("Correct."))
+            elif result.score == 0:
+                verdict = tr(N_("Not right."))
+            else:
+                shown = localize_decimals(f"{result.score:.2f}", tr.language)
+                verdict = tr(N_("Score {score}."), score=shown)
             out.write(verdict + "\n" + plain(result.feedback) + "\n")
             if not result.correct:
-                out.write(f"Right answer: {right_answer(inst)}\n")
+                out.write(tr(N_("Right answer: {answer}"), answer=right_answer(inst)) + "\n")
         score += result.score
         answered += 1
-    _summary(score, answered, total, out)
+    _summary(score, answered, total, out, tr)
     return score
 
 
-def _summary(score: float, answered: int, total: int, out: TextIO) -> None:
+def _summary(score: float, answered: int, total: int, out: TextIO, tr) -> None:
     share = 100 * score / total if total else 0.0
-    out.write(f"\nScore: {score:g} / {total} ({share:.0f} %; {answered} answered).\n")
+    line = tr(
+        N_("Score: {score} / {total} ({percent} %; {answered} answered)."),
+        score=localize_decimals(f"{score:g}", tr.language),
+        total=total,
+        percent=f"{share:.0f}",
+        answered=answered,
+    )
+    out.write(f"\n{line}\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 
+from nccl_course.i18n.interface import N_
 from nccl_course.i18n.numbers import delocalize_number
 
 UNIT_FAMILIES: dict[str, dict[str, float]] = {
@@ -67,7 +68,15 @@ def family_units(unit: str) -> dict[str, float]:
 
 
 class ResponseError(ValueError):
-    """A typed answer that cannot be read as a number in the expected unit."""
+    """A typed answer that cannot be read as a number in the expected unit.
+
+    ``template`` and ``fields`` keep the message apart from its values, so that a grader can
+    show it in the learner's language (``nccl_course.i18n.interface``)."""
+
+    def __init__(self, template: str, **fields):
+        self.template = template
+        self.fields = fields
+        super().__init__(template.format(**fields) if fields else template)
 
 
 def read_number(
@@ -82,31 +91,36 @@ def read_number(
     if units is None:
         units = family_units(unit)
     if isinstance(response, bool):
-        raise ResponseError("expected a number")
+        raise ResponseError(N_("expected a number"))
     if isinstance(response, int | float):
         value = float(response)
         if not math.isfinite(value):
-            raise ResponseError("expected a finite number")
+            raise ResponseError(N_("expected a finite number"))
         return value
     if not isinstance(response, str):
-        raise ResponseError("expected a number, or a number with a unit such as '23.2 ms'")
+        raise ResponseError(
+            N_("expected a number, or a number with a unit such as '{example}'"), example="23.2 ms"
+        )
     match = NUMBER_RE.match(delocalize_number(response, decimal))
     if not match:
-        raise ResponseError(_expected(unit, units))
+        raise _expected(unit, units)
     value = float(match.group(1))
     given = match.group(2)
     if given == "" or given == unit:
         return value
     if given not in units:
-        raise ResponseError(_expected(unit, units))
+        raise _expected(unit, units)
     return value * units[given] / units[unit]
 
 
-def _expected(unit: str, units: dict[str, float]) -> str:
+def _expected(unit: str, units: dict[str, float]) -> ResponseError:
     if unit == "":
-        return "expected a number without a unit, e.g. 1.75"
-    others = ", ".join(u for u in units)
-    return f"expected a number, optionally with a unit ({others}); a bare number is read in {unit}"
+        return ResponseError(N_("expected a number without a unit, e.g. {example}"), example="1.75")
+    return ResponseError(
+        N_("expected a number, optionally with a unit ({units}); a bare number is read in {unit}"),
+        units=", ".join(u for u in units),
+        unit=unit,
+    )
 
 
 def tolerance(answer: float, rel: float = 0.0, abs_tol: float = 0.0, sig_figs: int | None = None):

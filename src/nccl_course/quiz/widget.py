@@ -10,6 +10,9 @@ import html
 import random
 from pathlib import Path
 
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.quiz_catalog import translate_bank
 from nccl_course.quiz.banks import find_bank_dir
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.markup import markdown_html
@@ -36,7 +39,10 @@ class QuestionWidget:
         q = self.question
         self.inst = q.instantiate(self.seed)
         inst = self.inst
-        header = f"<b>Question {self.number} of {self.total}</b>"
+        tr = self.tr = translator(q.language)
+        header = "<b>{}</b>".format(
+            tr(N_("Question {number} of {total}"), number=self.number, total=self.total)
+        )
         parts = [header, markdown_html(inst.prompt)]
         self.controls: list = []
         if q.type in ("single", "multiple"):
@@ -56,7 +62,9 @@ class QuestionWidget:
             parts.append(f"<ol>{items}</ol>")
             numbers = [str(i + 1) for i in range(len(inst.items))]
             self.controls = [
-                w.Dropdown(options=numbers, value=None, description=f"place {p + 1}")
+                w.Dropdown(
+                    options=numbers, value=None, description=tr(N_("place {number}"), number=p + 1)
+                )
                 for p in range(len(inst.items))
             ]
         elif q.type == "matching":
@@ -67,11 +75,11 @@ class QuestionWidget:
             ]
             lefts = "".join(f"<li>{markdown_html(t)}</li>" for t in inst.left)
             parts.append(f"<ol>{lefts}</ol>")
-        self.check = w.Button(description="Check", button_style="primary")
+        self.check = w.Button(description=tr(N_("Check")), button_style="primary")
         self.check.on_click(lambda _b: self.on_check())
         buttons = [self.check]
         if q.parameterized:
-            self.new = w.Button(description="New variant")
+            self.new = w.Button(description=tr(N_("New variant")))
             self.new.on_click(lambda _b: self.on_new())
             buttons.append(self.new)
         self.feedback = w.HTMLMath(value="")
@@ -101,15 +109,17 @@ class QuestionWidget:
     def on_check(self):
         response = self.response()
         if response is None or response == "" or response == []:
-            self.feedback.value = "<i>Choose or type an answer first.</i>"
+            self.feedback.value = f"<i>{self.tr(N_('Choose or type an answer first.'))}</i>"
             return None
         result = grade(self.inst, response)
+        tr = self.tr
         if result.correct:
-            verdict = '<b style="color:#2e7d32">Correct.</b>'
+            verdict = f'<b style="color:#2e7d32">{tr(N_("Correct."))}</b>'
         elif result.score > 0:
-            verdict = f'<b style="color:#ef6c00">Partly right: score {result.score:.2f}.</b>'
+            score = localize_decimals(f"{result.score:.2f}", tr.language)
+            verdict = f'<b style="color:#ef6c00">{tr(N_("Partly right: score {score}."), score=score)}</b>'
         else:
-            verdict = '<b style="color:#c62828">Not quite.</b>'
+            verdict = f'<b style="color:#c62828">{tr(N_("Not quite."))}</b>'
         self.feedback.value = verdict + markdown_html(result.feedback)
         return result
 
@@ -126,12 +136,13 @@ def quiz_widgets(bank: Bank, seed: int | None = None) -> list[QuestionWidget]:
     return [QuestionWidget(q, seed, i, n) for i, q in enumerate(bank.questions, start=1)]
 
 
-def show_quiz(chapter: str, seed: int | None = None, bank_dir=None):
-    """The practice quiz of ``chapter`` as a VBox: make it a cell's last expression to show it."""
+def show_quiz(chapter: str, seed: int | None = None, bank_dir=None, lang: str = "en"):
+    """The practice quiz of ``chapter`` as a VBox: make it a cell's last expression to show it.
+    ``lang="tr"`` shows it in Turkish (numeric answers then accept a decimal comma)."""
     import ipywidgets as w
 
     folder = Path(bank_dir) if bank_dir else find_bank_dir()
-    bank = load_bank(folder / f"{chapter}.yml")
+    bank = translate_bank(load_bank(folder / f"{chapter}.yml"), lang, folder.parent / "locales")
     questions = quiz_widgets(bank, seed)
     title = w.HTML(value=f"<h3>{html.escape(bank.title)}</h3>")
     box = w.VBox([title, *(q.box for q in questions)])
