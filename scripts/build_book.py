@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 from nccl_course.book import editions
-from nccl_course.i18n.catalogs import UPDATE_HINT, check
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,21 +35,9 @@ def main() -> int:
             if editions.write_templates(ROOT) != 0:
                 print("the gettext build failed (see above)", file=sys.stderr)
                 return 1
-            problems = check(
-                ROOT,
-                ROOT / editions.GETTEXT_DIR,
-                ROOT / editions.LOCALE_DIR / language / "LC_MESSAGES",
-            )
-            if problems and not args.draft:
-                for p in problems[:40]:
-                    print(p.describe(), file=sys.stderr)
-                if len(problems) > 40:
-                    print(f"... and {len(problems) - 40} more", file=sys.stderr)
-                print(
-                    f"\n{len(problems)} catalog entries keep the {language!r} edition from "
-                    f"matching the English: {UPDATE_HINT}",
-                    file=sys.stderr,
-                )
+            report = editions.catalog_report(ROOT, language)
+            if report and not args.draft:
+                print(report, file=sys.stderr)
                 return 1
         status = editions.build(ROOT, editions.html_edition(language), strict=not args.draft)
         if status != 0 and not args.draft:

@@ -124,3 +124,26 @@ def write_templates(root: Path) -> int:
 
 def translated_languages() -> list[str]:
     return [lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE]
+
+
+def catalog_report(root: Path, language: str, pot_dir: Path | None = None) -> str | None:
+    """What keeps the ``language`` edition from matching the English, as the build prints it
+    (None when every template entry has a current translation). ``pot_dir`` defaults to the
+    templates the last ``write_templates`` made."""
+    from nccl_course.i18n.catalogs import UPDATE_HINT, check
+
+    problems = check(
+        root,
+        pot_dir if pot_dir is not None else root / GETTEXT_DIR,
+        root / LOCALE_DIR / language / "LC_MESSAGES",
+    )
+    if not problems:
+        return None
+    lines = [p.describe() for p in problems[:40]]
+    if len(problems) > 40:
+        lines.append(f"... and {len(problems) - 40} more")
+    lines.append(
+        f"\n{len(problems)} catalog entries keep the {language!r} edition from matching the "
+        f"English: {UPDATE_HINT}"
+    )
+    return "\n".join(lines)
