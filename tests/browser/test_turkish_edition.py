@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nccl_course.i18n.interface import translator
-from nccl_course.i18n.quiz_catalog import translate_bank
 from nccl_course.quiz import load_bank
+from nccl_course.quiz.translation import translate_bank
 
 REPO = Path(__file__).resolve().parents[2]
 INTRO_TR = translate_bank(load_bank(REPO / "quizzes" / "intro.yml"), "tr", REPO / "locales")

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from nccl_course.i18n.quiz_catalog import (
+from nccl_course.quiz import grade_key, load_banks
+from nccl_course.quiz.translation import (
     GENERATED_TEXT_SEEDS,
     MissingTranslation,
     bank_problems,
     generated_texts,
     translate_bank,
 )
-from nccl_course.quiz import grade_key, load_banks
 
 REPO = Path(__file__).resolve().parents[2]
 LOCALES = REPO / "locales"

@@ -112,12 +112,13 @@ def clean_gettext(root: Path) -> None:
 def write_templates(root: Path) -> int:
     """Make every gettext template from the English now: the book's pages (Sphinx's gettext
     builder), the quiz banks and the interface strings. Returns Sphinx's exit status."""
-    from nccl_course.i18n import interface, quiz_catalog
+    from nccl_course.i18n import interface
+    from nccl_course.quiz import translation
     from nccl_course.quiz.banks import load_banks
 
     clean_gettext(root)
     status = build(root, GETTEXT_EDITION)
-    quiz_catalog.write_templates(load_banks(root / "quizzes"), root / GETTEXT_DIR)
+    translation.write_templates(load_banks(root / "quizzes"), root / GETTEXT_DIR)
     interface.write_template(root / GETTEXT_DIR)
     return status
 

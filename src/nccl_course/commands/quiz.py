@@ -45,8 +45,8 @@ def register(subparsers) -> None:
 def _translation_errors(path: Path, locale_dir: Path) -> list[str]:
     """One line per question of the bank at ``path`` without a current translation in a
     language that has catalogs under ``locale_dir``, naming the file and the question id."""
-    from nccl_course.i18n.quiz_catalog import bank_problems
     from nccl_course.quiz import load_bank
+    from nccl_course.quiz.translation import bank_problems
 
     if not locale_dir.is_dir():
         return []
@@ -119,7 +119,7 @@ def run(args) -> int:
             seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
             bank = load_bank(path)
             if args.lang != "en":
-                from nccl_course.i18n.quiz_catalog import MissingTranslation, translate_bank
+                from nccl_course.quiz.translation import MissingTranslation, translate_bank
 
                 try:
                     bank = translate_bank(bank, args.lang, bank_dir.parent / "locales")

@@ -1,7 +1,7 @@
 """Check gettext catalogs against their templates, and the markup a translation must keep.
 
 Templates (.pot) are made from the English sources: the book's by Sphinx's gettext builder,
-the quiz banks' by ``nccl_course.i18n.quiz_catalog``. Catalogs (.po) under
+the quiz banks' by ``nccl_course.quiz.translation``. Catalogs (.po) under
 ``locales/LANG/LC_MESSAGES/`` hold the translations. ``sphinx-intl update`` merges a new
 template into its catalog and marks an entry *fuzzy* when its English changed; a fuzzy entry is
 not used by Sphinx (the page would show English), so the check below treats it like a missing

@@ -52,7 +52,7 @@ class _Unreadable(Exception):
 
 
 def _tr(key: dict):
-    # The language the question was drawn in (nccl_course.i18n.quiz_catalog); English keys
+    # The language the question was drawn in (nccl_course.quiz.translation); English keys
     # written before there was a language field have none.
     return translator(key.get("language", "en"))
 

@@ -75,7 +75,7 @@ class Question:
     options: dict = field(default_factory=dict, hash=False, compare=False)
     # The language the text is in, and the translations of what a generator writes (its
     # mistakes' feedback, its descriptive parameters), English -> that language. Set by
-    # nccl_course.i18n.quiz_catalog.translate_bank; the answer and the draw never change.
+    # nccl_course.quiz.translation.translate_bank; the answer and the draw never change.
     language: str = "en"
     generated_text: dict = field(default_factory=dict, hash=False, compare=False)
 

@@ -29,11 +29,11 @@ from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.numbers import decimal_separator
-from nccl_course.i18n.quiz_catalog import MissingTranslation, catalog_path, translate_bank
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.parsing import load_bank
 from nccl_course.quiz.printed import PRINTED_VARIANTS, printed_seeds
+from nccl_course.quiz.translation import MissingTranslation, catalog_path, translate_bank
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-quiz.js"
@@ -206,8 +206,11 @@ class QuizDirective(SphinxDirective):
         return translator(self.language)(text, **fields)
 
     def _strings_script(self, root: nodes.Element) -> None:
-        if self.language == "en":
+        # Once per page: the script reads the first table, and a page may hold many quizzes.
+        document = self.state.document
+        if self.language == "en" or document.get("nccl_quiz_strings"):
             return
+        document["nccl_quiz_strings"] = True
         table = {
             "strings": translator(self.language).table(PAGE_SCRIPT_STRINGS),
             "decimal": decimal_separator(self.language),
@@ -224,7 +227,7 @@ class QuizDirective(SphinxDirective):
     def _md(self, parent: nodes.Element, text: str, classes: list[str]) -> None:
         box = nodes.container(classes=classes)
         self.state.nested_parse(StringList(text.strip().splitlines()), self.content_offset, box)
-        # A quiz is translated as a bank (nccl_course.i18n.quiz_catalog), before its numbers are
+        # A quiz is translated as a bank (nccl_course.quiz.translation), before its numbers are
         # drawn; the page's catalog must not collect each drawn variant as a sentence of its own.
         for node in box.findall(nodes.TextElement):
             node["translatable"] = False

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.numbers import localize_decimals
-from nccl_course.i18n.quiz_catalog import translate_bank
 from nccl_course.quiz.banks import find_bank_dir
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.markup import markdown_html
 from nccl_course.quiz.model import Bank, Question
 from nccl_course.quiz.parsing import load_bank
+from nccl_course.quiz.translation import translate_bank
 
 
 class QuestionWidget:
