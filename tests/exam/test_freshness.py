@@ -112,6 +112,8 @@ def test_pages_print_exactly_the_printed_seeds(banks):
     seen = []
 
     class Recorder(QuizDirective):
+        language = "en"  # no Sphinx environment here to read the page's language from
+
         def _raw(self, parent, markup):
             pass
 

@@ -70,12 +70,16 @@ def test_upgrade_from_first_revision_keeps_rows(tmp_path):
 
     db = Database(url)  # what the server does at start
     db.upgrade()
-    assert current_revision(db.engine) == head_revision() == "0005"
+    assert current_revision(db.engine) == head_revision() == "0006"
     after = _dump(db.engine, ["learners", "attempts", "attempt_questions", "answers"])
     # 0005 adds learners.email_confirmed_at: the old learner is not confirmed.
     assert after.pop("learners") == [(*row, None) for row in before.pop("learners")]
+    # 0006 adds attempts.language: every earlier attempt was drawn in English.
+    assert after.pop("attempts") == [(*row, "en") for row in before.pop("attempts")]
     assert after == before
-    assert sum(len(rows) for rows in before.values()) == 3
+    assert (
+        sum(len(rows) for rows in before.values()) == 2
+    )  # attempt_questions and answers; learners and attempts are checked above
     with db.write() as session:  # the new table works with the old rows
         session.execute(
             text(

@@ -123,7 +123,7 @@ def test_postgres_upgrade_keeps_rows(pg_url):
     engine.dispose()
     db = Database(pg_url)
     db.upgrade()
-    assert current_revision(db.engine) == "0005"
+    assert current_revision(db.engine) == "0006"
     with db.engine.connect() as conn:
         assert conn.execute(
             text("SELECT name, email, email_confirmed_at FROM learners ORDER BY id")

@@ -17,6 +17,13 @@ Text from the credential is drawn literally, whatever it holds:
   ``$NCCL_COURSE_CJK_FONT`` to a font file). matplotlib (>= 3.11, libraqm) shapes Arabic and
   lays out right-to-left text.
 
+The page's own words are in the certificate's language (``language``: the exam attempt's;
+``nccl_course.i18n.interface`` translates them, "Başarı Sertifikası" in Turkish), and so is the
+date (3 Aralık 2026) and the score (%87,5). The credential itself stays as it was issued: its
+``name`` and ``description`` are English (see ``render_certificate``). DejaVu has every letter
+Turkish uses (İ ı Ğ ğ Ş ş Ç ç Ö ö Ü ü); a glyph missing from the fonts for the page's own words
+is a warning (for text from the credential it only draws a box, and is not reported).
+
 The file appears whole or not at all: it is written to a temporary file in the same folder
 and renamed over ``out_path``; on an error the temporary file is removed.
 """
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import textwrap
 import warnings
@@ -44,6 +52,8 @@ from nccl_course.certs.credential import (
     parse_datetime,
 )
 from nccl_course.certs.issuer import verify_link
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.numbers import localize_decimals
 
 PAGE_INCHES = (11.69, 8.27)  # A4 landscape
 QR_RECT = (0.755, 0.095, 0.17, 0.17 * PAGE_INCHES[0] / PAGE_INCHES[1])  # left, bottom, w, h
@@ -77,6 +87,23 @@ SERIF = ["DejaVu Serif", "DejaVu Sans"]
 SANS = ["DejaVu Sans"]
 MONO = ["DejaVu Sans Mono", "DejaVu Sans"]
 _cjk: dict[str, str | None] = {}
+
+MONTHS = (
+    N_("January"),
+    N_("February"),
+    N_("March"),
+    N_("April"),
+    N_("May"),
+    N_("June"),
+    N_("July"),
+    N_("August"),
+    N_("September"),
+    N_("October"),
+    N_("November"),
+    N_("December"),
+)
+# What matplotlib says when no font has a character: "Glyph 305 (...) missing from font(s) ...".
+_GLYPH_MISSING = re.compile(r"Glyph (\d+) .*missing from font")
 
 
 def _register_cjk_fonts() -> set[str]:
@@ -193,13 +220,32 @@ def _fit(
     return best or draw("\u2026", sizes[-1])
 
 
-def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Path:
+def date_text(moment, tr) -> str:
+    """A date as the language writes it: "3 December 2026", "3 Aralık 2026"."""
+    month = tr(MONTHS[moment.month - 1])
+    return tr(N_("{day} {month} {year}"), day=moment.day, month=month, year=moment.year)
+
+
+def render_certificate(
+    credential: dict,
+    out_path: Path,
+    verify_url: str,
+    *,
+    language: str = "en",
+    locale_dir: Path | None = None,
+) -> Path:
     """Write the certificate to ``out_path`` (.pdf or .png) and return the path.
 
     ``verify_url`` is the verify page; the QR code encodes :func:`verify_link` of it and the
-    credential id. Raises :class:`CredentialFormatError` (a ValueError) for a credential whose
-    properties have unusable types, and ValueError for another file type.
+    credential id. The page's own words, the date and the score are in ``language``; what the
+    credential says (the learner's name, the achievement, the issuer) is drawn as it is: the
+    credential keeps the English ``name`` and ``description`` it was signed with, because Open
+    Badges 3.0's JSON schema types them as plain strings (no language maps), as does this
+    package's own check (``certs.credential.check_credential_types``, ``certs.schema``).
+    Raises :class:`CredentialFormatError` (a ValueError) for a credential whose properties have
+    unusable types, and ValueError for another file type or language.
     """
+    tr = translator(language, locale_dir)
     out_path = Path(out_path)
     suffix = out_path.suffix.lower()
     if suffix not in (".pdf", ".png"):
@@ -213,15 +259,17 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
     link = verify_link(verify_url, credential_id)
     if len(link) > MAX_LINK_CHARS:
         raise CredentialFormatError("the credential id is too long to print as a QR code")
-    name = learner_name(credential) or "(name not in credential)"
+    name = learner_name(credential) or tr(N_("(name not in credential)"))
     subject = credential.get("credentialSubject")
     subject = (subject[0] if subject else {}) if isinstance(subject, list) else subject
     achievement = (subject.get("achievement") or {}).get("name") or credential.get("name") or ""
     issuer = credential.get("issuer")
     issuer_id = issuer.get("id") if isinstance(issuer, dict) else issuer
     issuer_name = (issuer.get("name") if isinstance(issuer, dict) else None) or issuer_id
-    when = parse_datetime(credential["validFrom"]).strftime("%d %B %Y")
+    when = date_text(parse_datetime(credential["validFrom"]), tr)
     score = _score(credential)
+    # What the credential says, drawn as written: a glyph missing for it only draws a box.
+    data = "".join(str(t) for t in (name, achievement, issuer_name, issuer_id, credential_id))
 
     fig = Figure(figsize=PAGE_INCHES)
     renderer = FigureCanvasAgg(fig).get_renderer()
@@ -232,13 +280,12 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
     page.add_patch(Rectangle(OUTER_BORDER[:2], *OUTER_BORDER[2:], fill=False, lw=3, ec=INK))
     page.add_patch(Rectangle(INNER_BORDER[:2], *INNER_BORDER[2:], fill=False, lw=1, ec=ACCENT))
     text = {"color": INK, "ha": "center", "va": "center", "parse_math": False, "usetex": False}
-    left = {**text, "ha": "left"}
     serif, sans, mono = _families(SERIF, serif=True), _families(SANS), _families(MONO)
-    with warnings.catch_warnings():
-        # A glyph no installed font has is drawn as a box; the warning says nothing more.
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        page.text(0.5, 0.85, "Certificate of Achievement", fontsize=34, weight="bold", **text)
-        page.text(0.5, 0.77, "This certifies that", fontsize=15, style="italic", **text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        title = tr(N_("Certificate of Achievement"))
+        page.text(0.5, 0.85, title, fontsize=34, weight="bold", **text)
+        page.text(0.5, 0.77, tr(N_("This certifies that")), fontsize=15, style="italic", **text)
         _fit(
             page,
             renderer,
@@ -252,7 +299,17 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
             family=serif,
         )
         page.plot([0.25, 0.75], [0.62, 0.62], color=ACCENT, lw=1.5)
-        page.text(0.5, 0.575, "has passed the exam of", fontsize=15, style="italic", **text)
+        _fit(
+            page,
+            renderer,
+            tr(N_("has passed the exam of")),
+            x=0.5,
+            y=0.575,
+            box=(0.84, 0.045),
+            sizes=(15, 13, 11),
+            color=INK,
+            style="italic",
+        )
         _fit(
             page,
             renderer,
@@ -270,7 +327,7 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
             _fit(
                 page,
                 renderer,
-                f"with a score of {score} %",
+                tr(N_("with a score of {score} %"), score=localize_decimals(score, language)),
                 x=0.5,
                 y=0.42,
                 box=(0.6, 0.04),
@@ -280,18 +337,23 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
             )
         row = {"x": 0.08, "ha": "left", "color": INK}
         width = QR_RECT[0] - 0.08 - 0.02
-        _fit(page, renderer, f"Date: {when}", y=0.27, box=(width, 0.04), sizes=(13,), **row)
+        date = tr(N_("Date: {date}"), date=when)
+        _fit(page, renderer, date, y=0.27, box=(width, 0.04), sizes=(13,), **row)
         _fit(
             page,
             renderer,
-            f"Issued by: {issuer_name}",
+            tr(N_("Issued by: {issuer}"), issuer=issuer_name),
             y=0.22,
             box=(width, 0.04),
             sizes=(13, 11, 9),
             family=sans,
             **row,
         )
-        for y, label in ((0.17, f"Issuer: {issuer_id}"), (0.13, f"Credential: {credential_id}")):
+        labels = (
+            (0.17, tr(N_("Issuer: {issuer}"), issuer=issuer_id)),
+            (0.13, tr(N_("Credential: {credential}"), credential=credential_id)),
+        )
+        for y, label in labels:
             _fit(
                 page,
                 renderer,
@@ -302,12 +364,21 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
                 family=mono,
                 **row,
             )
-        page.text(
-            0.08,
-            0.09,
-            "Verify: scan the code, or run 'nccl-course cert verify' on the credential file.",
-            fontsize=9,
-            **left,
+        _fit(
+            page,
+            renderer,
+            tr(
+                N_(
+                    "Verify: scan the code, or run 'nccl-course cert verify' on the credential "
+                    "file."
+                )
+            ),
+            x=0.08,
+            y=0.09,
+            box=(QR_RECT[0] - 0.08 - 0.01, 0.03),
+            sizes=(9, 8, 7),
+            ha="left",
+            color=INK,
         )
         qr_ax = fig.add_axes(QR_RECT)
         qr_ax.set_axis_off()
@@ -322,11 +393,11 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
         page.text(
             QR_RECT[0] + QR_RECT[2] / 2,
             QR_RECT[1] + QR_RECT[3] + 0.02,
-            "Scan to verify",
+            tr(N_("Scan to verify")),
             fontsize=10,
             **text,
         )
-        metadata = {"Title": f"Certificate: {name}", "Subject": credential_id}
+        metadata = {"Title": tr(N_("Certificate: {name}"), name=name), "Subject": credential_id}
         if suffix == ".pdf":
             metadata.update({"Keywords": link, "Creator": "nccl-course", "CreationDate": None})
             options = {"format": "pdf", "metadata": metadata}
@@ -334,7 +405,20 @@ def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Pat
             metadata.update({"Description": link, "Software": "nccl-course"})
             options = {"format": "png", "dpi": 150, "metadata": metadata}
         _save_atomically(fig, out_path, options)
+    _report_missing_glyphs(caught, data)
     return out_path
+
+
+def _report_missing_glyphs(caught: list, data: str) -> None:
+    """Warn again what the drawing warned, but for glyphs of the credential's own text: those
+    are drawn as boxes, as any text a font lacks (a name in a script no installed font has). A
+    glyph missing for the page's own words (a translation the fonts cannot show) is a warning
+    that names the character."""
+    for w in caught:
+        found = _GLYPH_MISSING.search(str(w.message))
+        if found and chr(int(found.group(1))) in data:
+            continue
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _save_atomically(fig: Figure, out_path: Path, options: dict) -> None:

@@ -19,6 +19,7 @@ from nccl_course.exam.db import Database
 from nccl_course.exam.errors import Conflict, Invalid, NotFound, TooLarge
 from nccl_course.exam.learners import find_attempt, find_learner, token_hash
 from nccl_course.exam.models import Answer, Attempt, AttemptQuestion, Learner, iso, utcnow
+from nccl_course.i18n.interface import N_
 
 MAX_RESPONSE_BYTES = 4096
 
@@ -77,13 +78,13 @@ class AnswerStore:
         if row is None:
             learner = find_learner(session, token)  # Unauthenticated if the key is wrong
             find_attempt(session, learner, attempt_id)  # else NotFound
-            raise NotFound("no_attempt", "no such attempt for this learner")
+            raise NotFound("no_attempt", N_("no such attempt for this learner"))
         if row.status != "open":
-            raise Conflict("attempt_closed", "this attempt is closed; answers are final")
+            raise Conflict("attempt_closed", N_("this attempt is closed; answers are final"))
         if past_deadline(row.deadline_at):
-            raise Conflict("time_up", "time is up: this answer was not saved")
+            raise Conflict("time_up", N_("time is up: this answer was not saved"))
         if not 0 <= index < self._question_count(session, row.id):
-            raise NotFound("no_question", f"this attempt has no question {index}")
+            raise NotFound("no_question", N_("this attempt has no question {index}"), index=index)
         now = utcnow()
         revision = session.execute(
             upsert,

@@ -3,7 +3,8 @@
 Routes (JSON unless said otherwise; learner routes take ``Authorization: Bearer LEARNER_KEY``;
 the routers are in ``nccl_course.exam.routes``):
 
-- ``GET /exam`` exam page, ``GET /exam/verify`` verify page (HTML, no CDN)
+- ``GET /exam`` exam page, ``GET /exam/verify`` verify page (HTML, no CDN; in the request's
+  language, ``?lang=en|tr``)
 - ``GET /exam/api/exam`` the exam's rules and the zones in use (plus any blueprint problems)
 - ``POST /exam/api/register`` ``{name, email}`` -> ``{learner, token}`` (the key is shown once);
   with e-mail confirmation on (the default) 202 ``{token, email, confirmation, detail}`` and a
@@ -11,7 +12,7 @@ the routers are in ``nccl_course.exam.routes``):
 - ``POST /exam/api/resend`` mail the link again; ``POST /exam/api/confirm`` ``{token}`` open it
   (``GET /exam/confirm#TOKEN`` is the page the link opens)
 - ``GET /exam/api/me`` the learner and their attempts
-- ``POST /exam/api/attempts`` start (or resume) an attempt
+- ``POST /exam/api/attempts`` start (or resume) an attempt (drawn in the request's language)
 - ``GET /exam/api/attempts/{id}`` the attempt (questions and saved answers; result once closed)
 - ``PUT /exam/api/attempts/{id}/answers/{index}`` ``{response}`` save one answer
 - ``POST /exam/api/attempts/{id}/submit`` close and grade (idempotent)
@@ -33,7 +34,9 @@ the routers are in ``nccl_course.exam.routes``):
 
 A refusal is ``{"error": CODE, "detail": SENTENCE}`` with the HTTP status of its kind
 (``HTTP_STATUS``): the service raises ``nccl_course.exam.errors.ExamError`` and only this module
-knows about status codes. A request FastAPI itself refuses (a path parameter of the wrong
+knows about status codes. The sentence is in the request's language
+(``nccl_course.exam.routes.language``: ``?lang=``, the ``nccl_lang`` cookie, ``Accept-Language``);
+an unknown ``?lang=`` is a 400. A request FastAPI itself refuses (a path parameter of the wrong
 type) gets the same shape, 422. Bodies are bounded per route before they are parsed
 (``nccl_course.exam.routes.body``: 413 past the limit, 422 for what is not JSON). Registration,
 verification, starting an attempt, resending a confirmation link and the admin routes are
@@ -60,14 +63,17 @@ from nccl_course.exam.mailer import Mailer
 from nccl_course.exam.ratelimit import RateLimiter
 from nccl_course.exam.routes import admin, attempts, credentials, email, pages, share, status
 from nccl_course.exam.routes.deps import NO_STORE
+from nccl_course.exam.routes.language import safe_language
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
 from nccl_course.exam.verifier import VerifierPool
+from nccl_course.i18n.interface import LANGUAGES, translator
 
 log = logging.getLogger("nccl_course.exam")
 
 # The HTTP status of each kind of refusal (nccl_course.exam.errors).
 HTTP_STATUS = {
+    "bad_request": 400,
     "invalid": 422,
     "too_large": 413,
     "unauthenticated": 401,
@@ -80,12 +86,18 @@ HTTP_STATUS = {
 }
 
 
-async def exam_error(_request: Request, exc: ExamError) -> JSONResponse:
+async def exam_error(request: Request, exc: ExamError) -> JSONResponse:
     headers = dict(NO_STORE)
     if isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after)
+    detail = exc.message
+    language = safe_language(request)
+    if language != "en":
+        settings = getattr(request.app.state, "settings", None)
+        tr = translator(language, getattr(settings, "locale_dir", None))
+        detail = tr(exc.template, **exc.fields)
     return JSONResponse(
-        {"error": exc.code, "detail": exc.message},
+        {"error": exc.code, "detail": detail},
         status_code=HTTP_STATUS[exc.kind],
         headers=headers,
     )
@@ -166,7 +178,9 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     db.upgrade()
     settings.resolved_admin_token()  # generated into the data folder on the first start
 
-    engine = QuizEngine.load(settings.quizzes_dir, skip=[settings.blueprint_path])
+    engine = QuizEngine.load(
+        settings.quizzes_dir, skip=[settings.blueprint_path], locale_dir=settings.locale_dir
+    )
     blueprint = fit_to_banks(load_blueprint(settings.blueprint_path), engine.banks)
     desk = CredentialDesk(settings, db, create_keys=create_keys)
     mailer = Mailer(settings) if settings.email_confirmation else None
@@ -178,6 +192,9 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
         )
     for line in service.problems:
         log.warning("exam: %s", line)
+    for language in LANGUAGES:  # translate the banks now, and say which stay in English
+        for line in engine.problems_for(language):
+            log.warning("exam (%s): %s", language, line)
     writer = GroupCommitWriter(service.answers)
     limiter = RateLimiter(db, settings.rate_limits, enabled=settings.rate_limits_enabled)
     verifier = VerifierPool()  # worker processes start on the first verification

@@ -12,6 +12,11 @@ Rules:
 - ``submit`` closes and grades once; any later submit (a retry, a replay) returns the stored
   result and writes nothing. An attempt whose deadline passed is closed and graded with the
   answers saved in time, the first time anyone looks at it.
+
+An attempt has a language (``Attempt.language``, chosen when it starts): its questions are
+drawn from the banks in that language (``QuizEngine.banks_for``; the grader writes its own
+words in the language of each stored key), and what this module writes into the feedback is in
+it too (``nccl_course.i18n.interface``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from nccl_course.exam.models import (
     iso,
     utcnow,
 )
+from nccl_course.i18n.interface import LANGUAGES, N_, translator
 
 log = logging.getLogger("nccl_course.exam")
 
@@ -96,6 +102,7 @@ def summary(attempt: Attempt, credential: IssuedCredential | None = None) -> dic
         "started_at": iso(attempt.started_at),
         "deadline_at": iso(attempt.deadline_at),
         "closed_at": iso(attempt.closed_at),
+        "language": attempt.language or "en",
         "score": attempt.score if closed else None,
         "passed": attempt.passed if closed else None,
         "credential_id": credential.credential_id if credential else None,
@@ -151,22 +158,25 @@ class Attempts:
         }
 
     # ---- start ------------------------------------------------------------------------
-    def start(self, token: str | None) -> dict:
-        """The learner's open attempt, or a new one if the attempt limit allows."""
+    def start(self, token: str | None, language: str = "en") -> dict:
+        """The learner's open attempt (in its own language), or a new one in ``language`` if
+        the attempt limit allows."""
+        if language not in LANGUAGES:
+            raise ValueError(f"unknown language {language!r}")
         if not self.blueprint.zones:
             raise Unavailable(
                 "exam_unavailable",
-                "the exam has no questions: none of the blueprint's chapter banks exist",
+                N_("the exam has no questions: none of the blueprint's chapter banks exist"),
             )
         self.overview(token)  # closes an expired open attempt first
         for _ in range(3):
             try:
-                attempt_id = self._start_once(token)
+                attempt_id = self._start_once(token, language)
                 break
             except IntegrityError:
                 continue  # a concurrent start took the same number: look again
         else:
-            raise Conflict("busy", "another start is in progress; try again")
+            raise Conflict("busy", N_("another start is in progress; try again"))
         return self.view(token, attempt_id)
 
     def _open_attempt_id(self, session, learner: Learner) -> str | None:
@@ -189,15 +199,17 @@ class Attempts:
             select(func.count()).select_from(Attempt).where(mine, Attempt.passed.is_(True))
         )
         if passed:
-            raise Conflict("already_passed", "you have already passed this exam")
+            raise Conflict("already_passed", N_("you have already passed this exam"))
         if used >= self.blueprint.max_attempts:
             raise Conflict(
                 "attempt_limit",
-                f"attempt limit reached: {used} of {self.blueprint.max_attempts} used",
+                N_("attempt limit reached: {used} of {max} used"),
+                used=used,
+                max=self.blueprint.max_attempts,
             )
         return used
 
-    def _start_once(self, token: str | None) -> str:
+    def _start_once(self, token: str | None, language: str) -> str:
         with self.db.read() as session:
             learner = find_learner(session, token)
             existing = self._open_attempt_id(session, learner)
@@ -216,7 +228,7 @@ class Attempts:
                 "public": json_roundtrip(learner_view(drawn.instance.public())),
                 "key": json_roundtrip(drawn.instance.key()),
             }
-            for drawn in draw_questions(self.blueprint, self.engine.banks, seed)
+            for drawn in draw_questions(self.blueprint, self.engine.banks_for(language), seed)
         ]
         with self.db.write() as session:
             learner = find_learner(session, token)
@@ -235,6 +247,7 @@ class Attempts:
                 status="open",
                 started_at=now,
                 deadline_at=now + timedelta(seconds=self.blueprint.time_limit_s),
+                language=language,
             )
             session.add(attempt)
             session.flush()
@@ -309,11 +322,13 @@ class Attempts:
                 return False
             late = past_deadline(attempt.deadline_at)
             questions, answers = questions_and_answers(session, attempt)
+            language = attempt.language if attempt.language in LANGUAGES else "en"
+            tr = translator(language, self.engine.locale_dir)
             points = 0.0
             max_points = 0.0
             for q in questions:
                 answer = answers.get(q.position)
-                q.score, q.correct, q.feedback = self._grade(q, answer)
+                q.score, q.correct, q.feedback = self._grade(q, answer, tr)
                 points += q.score
                 max_points += 1.0
             attempt.points = points
@@ -325,23 +340,29 @@ class Attempts:
         log.info("attempt %s closed (%s): score %.3f", attempt_id, attempt.status, attempt.score)
         return True
 
-    def _grade(self, q: AttemptQuestion, answer: Answer | None):
+    def _grade(self, q: AttemptQuestion, answer: Answer | None, tr=None):
         """(score, correct, feedback) for one drawn question, graded by the quiz package
         against the key stored when the question was drawn (so a later edit of the bank
-        cannot change what this attempt is graded against)."""
+        cannot change what this attempt is graded against). ``tr``: the attempt's language
+        (``nccl_course.i18n.interface.translator``), for the words written here."""
+        tr = tr or translator("en")
         if answer is None:
-            return 0.0, False, "Not answered."
+            return 0.0, False, tr(N_("Not answered."))
         response = readable_response(answer.response)
         if response is None and answer.response is not None:
-            return 0.0, False, "The saved answer could not be read, so it scores nothing."
+            return 0.0, False, tr(N_("The saved answer could not be read, so it scores nothing."))
         try:
             grade = self.engine.grade_key(q.key, response)
             score = float(grade.score)
         except Exception:  # a stored value the grader does not expect: never a failed submit
             log.exception("question %s: the saved answer could not be graded", q.question_id)
-            return 0.0, False, "The saved answer could not be graded, so it scores nothing."
+            return (
+                0.0,
+                False,
+                tr(N_("The saved answer could not be graded, so it scores nothing.")),
+            )
         score = min(1.0, max(0.0, score)) if math.isfinite(score) else 0.0
         feedback = str(grade.feedback or "")
         if grade.expected and not grade.correct:
-            feedback += f"\n\nExpected: {grade.expected}"
+            feedback += "\n\n" + tr(N_("Expected: {expected}"), expected=grade.expected)
         return score, bool(grade.correct), feedback

@@ -22,6 +22,7 @@ from concurrent.futures import Future
 
 from nccl_course.exam.answers import AnswerStore, check_response
 from nccl_course.exam.errors import ExamError, Unavailable
+from nccl_course.i18n.interface import N_
 
 log = logging.getLogger("nccl_course.exam")
 
@@ -54,7 +55,7 @@ class GroupCommitWriter:
     def _enqueue(self, token, attempt_id, index, response) -> Future:
         check_response(response)
         if self._closed:
-            raise Unavailable("shutting_down", "the server is stopping; save again shortly")
+            raise Unavailable("shutting_down", N_("the server is stopping; save again shortly"))
         future: Future = Future()
         self._queue.put(((token, attempt_id, index, response), future))
         return future

@@ -19,6 +19,10 @@ A link's token is random (256 bits), only its SHA-256 is stored, it expires afte
 working) to the address of a pending registration or of a learner registered before
 confirmation existed. Mail goes out (``nccl_course.exam.mailer``) before the row that makes
 its link valid is written: a failed send changes nothing, and the learner can try again.
+
+A mail is written in the language of the request that sends it (the page's language: the exam
+page passes it), and its link opens the confirm page in that language (``?lang=``); nothing of
+it is stored.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from nccl_course.exam.learners import (
 )
 from nccl_course.exam.mailer import Mailer
 from nccl_course.exam.models import EmailLink, Learner, as_utc, utcnow
+from nccl_course.i18n.interface import N_, translator
 
 LINK_LIFETIME = timedelta(hours=24)
 # The page a link opens; the token follows '#', which browsers never send to a server (no
@@ -48,27 +53,25 @@ CONFIRM_API = "/exam/api/confirm"
 
 # Nothing the registering person typed but the address goes into a mail: the server mails
 # addresses anyone may type, so a name could otherwise carry someone's message to a stranger.
-CONFIRM_MAIL = """Hello,
+CONFIRM_SUBJECT = N_("Confirm your e-mail address for the nccl-course exam")
+CONFIRM_MAIL = N_(
+    "Hello,\n\n"
+    'someone (we hope you) registered this address for the exam of the course "Collective\n'
+    'communication and NCCL". To confirm it, open this link within 24 hours and press the button:'
+    "\n\n{link}\n\n"
+    "If it was not you, ignore this mail: nothing happens without the link.\n"
+)
 
-someone (we hope you) registered this address for the exam of the course "Collective
-communication and NCCL". To confirm it, open this link within 24 hours and press the button:
-
-{link}
-
-If it was not you, ignore this mail: nothing happens without the link.
-"""
-
-SIGN_IN_MAIL = """Hello,
-
-someone (we hope you) registered again with this address for the exam of the course
-"Collective communication and NCCL". This address already has a learner record, with its
-attempts and certificates. To sign in to it in the browser where you open this link (within
-24 hours; your previous learner key stops working), press the button on this page:
-
-{link}
-
-If it was not you, ignore this mail: nothing happens without the link.
-"""
+SIGN_IN_SUBJECT = N_("Sign in to the nccl-course exam")
+SIGN_IN_MAIL = N_(
+    "Hello,\n\n"
+    "someone (we hope you) registered again with this address for the exam of the course\n"
+    '"Collective communication and NCCL". This address already has a learner record, with its\n'
+    "attempts and certificates. To sign in to it in the browser where you open this link (within\n"
+    "24 hours; your previous learner key stops working), press the button on this page:"
+    "\n\n{link}\n\n"
+    "If it was not you, ignore this mail: nothing happens without the link.\n"
+)
 
 
 class Confirmations:
@@ -77,8 +80,12 @@ class Confirmations:
         self.mailer = mailer
         self.public_url = mailer.settings.public_url
 
-    def register(self, name: str, email: str) -> dict:
-        """A pending registration: its key (for the browser) and a link mailed to ``email``."""
+    def _tr(self, language: str):
+        return translator(language, getattr(self.mailer.settings, "locale_dir", None))
+
+    def register(self, name: str, email: str, language: str = "en") -> dict:
+        """A pending registration: its key (for the browser) and a link mailed to ``email``
+        in ``language``."""
         name, email = checked_identity(name, email)
         with self.db.read() as session:
             owner = session.scalar(select(Learner).where(Learner.email == email))
@@ -90,29 +97,35 @@ class Confirmations:
             key_hash=token_hash(key),
             learner_id=owner.id if owner else None,
         )
-        self._mail_and_store(link)
+        self._mail_and_store(link, language)
         return {
             "token": key,
             "email": email,
             "confirmation": "sent",
-            "detail": f"we sent a link to {email}: open it to go on (it works for 24 hours)",
+            "detail": self._tr(language)(
+                N_("we sent a link to {email}: open it to go on (it works for 24 hours)"),
+                email=email,
+            ),
         }
 
-    def resend(self, key: str | None) -> dict:
-        """A fresh link for the registration or learner this key belongs to."""
+    def resend(self, key: str | None, language: str = "en") -> dict:
+        """A fresh link, in ``language``, for the registration or learner this key belongs
+        to."""
         if not key:
-            raise Unauthenticated("no_token", "sign in first (register to get a learner key)")
+            raise Unauthenticated("no_token", N_("sign in first (register to get a learner key)"))
         hashed = token_hash(key)
         with self.db.read() as session:
             learner = session.scalar(select(Learner).where(Learner.token_hash == hashed))
             if learner is not None:
                 if learner.email_confirmed_at is not None:
-                    raise Conflict("already_confirmed", "your e-mail address is confirmed")
+                    raise Conflict("already_confirmed", N_("your e-mail address is confirmed"))
                 if normalise_email(learner.email) != learner.email:
                     raise Conflict(
                         "duplicate_email",
-                        "another learner record holds this address: register again with it "
-                        "to get a sign-in link to that one",
+                        N_(
+                            "another learner record holds this address: register again with it "
+                            "to get a sign-in link to that one"
+                        ),
                     )
                 where = (EmailLink.learner_id == learner.id, EmailLink.purpose == "confirm")
                 fresh = EmailLink(
@@ -125,29 +138,31 @@ class Confirmations:
                 select(EmailLink).where(*where, EmailLink.used_at.is_(None)).limit(1)
             )
         if link is None and fresh is None:
-            raise Unauthenticated("bad_token", "unknown learner key: register or sign in again")
+            raise Unauthenticated("bad_token", N_("unknown learner key: register or sign in again"))
         link = link or fresh
-        self._mail_and_store(link)
+        self._mail_and_store(link, language)
         return {
             "email": link.email,
             "confirmation": "sent",
-            "detail": f"we sent a new link to {link.email}; earlier links no longer work",
+            "detail": self._tr(language)(
+                N_("we sent a new link to {email}; earlier links no longer work"),
+                email=link.email,
+            ),
         }
 
-    def _mail_and_store(self, link: EmailLink) -> None:
-        """Mail a new link for ``link`` (a new or a detached row), then store it."""
+    def _mail_and_store(self, link: EmailLink, language: str = "en") -> None:
+        """Mail a new link for ``link`` (a new or a detached row) in ``language``, then store
+        it."""
         token = secrets.token_urlsafe(32)
-        url = f"{self.public_url}{CONFIRM_PAGE}#{token}"
+        # The confirm page opens in the mail's language (English needs no parameter).
+        query = "" if language == "en" else f"?lang={language}"
+        url = f"{self.public_url}{CONFIRM_PAGE}{query}#{token}"
+        tr = self._tr(language)
         if link.purpose == "register" and link.learner_id is not None:
-            self.mailer.send(
-                link.email, "Sign in to the nccl-course exam", SIGN_IN_MAIL.format(link=url)
-            )
+            subject, body = SIGN_IN_SUBJECT, SIGN_IN_MAIL
         else:
-            self.mailer.send(
-                link.email,
-                "Confirm your e-mail address for the nccl-course exam",
-                CONFIRM_MAIL.format(link=url),
-            )
+            subject, body = CONFIRM_SUBJECT, CONFIRM_MAIL
+        self.mailer.send(link.email, tr(subject), tr(body, link=url), language)
         now = utcnow()
         fields = {
             "token_hash": token_hash(token),
@@ -167,7 +182,7 @@ class Confirmations:
                 .values(**fields)
             ).rowcount
         if not renewed:
-            raise Conflict("link_used", "your registration was confirmed meanwhile: reload")
+            raise Conflict("link_used", N_("your registration was confirmed meanwhile: reload"))
 
     def confirm(self, token: str) -> dict:
         """Open a link: confirm the address; for a sign-in link, a new key for its learner."""
@@ -176,7 +191,7 @@ class Confirmations:
                 return self._confirm_once(token)
             except IntegrityError:
                 continue  # another link for the same new address was opened at the same time
-        raise Conflict("busy", "another confirmation is in progress; try again")
+        raise Conflict("busy", N_("another confirmation is in progress; try again"))
 
     def _confirm_once(self, token: str) -> dict:
         now = utcnow()
@@ -187,19 +202,23 @@ class Confirmations:
             if link is None:
                 raise NotFound(
                     "unknown_link",
-                    "this link is not valid: it may be cut short or mistyped, or a newer link "
-                    "was sent since; the exam page can send a new one",
+                    N_(
+                        "this link is not valid: it may be cut short or mistyped, or a newer "
+                        "link was sent since; the exam page can send a new one"
+                    ),
                 )
             if link.used_at is not None:
                 raise Conflict(
                     "link_used",
-                    "this link was already used: the address is confirmed; go to the exam page",
+                    N_("this link was already used: the address is confirmed; go to the exam page"),
                 )
             if as_utc(link.expires_at) < now:
                 raise Gone(
                     "link_expired",
-                    "this link has expired (links work for 24 hours): open the exam page and "
-                    "have a new one sent",
+                    N_(
+                        "this link has expired (links work for 24 hours): open the exam page "
+                        "and have a new one sent"
+                    ),
                 )
             link.used_at = now
             learner = None

@@ -31,10 +31,11 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from nccl_course.certs import Issuer, render_certificate
+from nccl_course.certs import Issuer
 from nccl_course.certs.credential import default_achievement
 from nccl_course.certs.fields import as_list, issuer_id, short
 from nccl_course.certs.issuer import REGISTRY_FILE, issuer_folder
+from nccl_course.certs.render import render_certificate
 from nccl_course.certs.result import CANNOT_CHECK, FAILED, NOT_CHECKED, NOT_VALID, VALID
 from nccl_course.exam import status_registry
 from nccl_course.exam.blueprint import json_roundtrip
@@ -43,6 +44,7 @@ from nccl_course.exam.errors import Conflict, NotFound
 from nccl_course.exam.learners import find_attempt, find_learner
 from nccl_course.exam.models import Attempt, IssuedCredential, Learner, as_utc, utcnow
 from nccl_course.exam.status_registry import DatabaseIndexRegistry
+from nccl_course.i18n.interface import LANGUAGES, N_
 
 log = logging.getLogger("nccl_course.exam")
 CERTIFICATE_DIR = "certificates"
@@ -216,15 +218,24 @@ class CredentialDesk:
         result["ok"] = result.get("verdict") == VALID and failed is None
         return result
 
-    def render(self, credential: dict, fmt: str) -> Path:
-        """The certificate as .pdf or .png, rendered once per credential and kept."""
+    def render(self, credential: dict, fmt: str, language: str = "en") -> Path:
+        """The certificate as .pdf or .png in ``language`` (its attempt's), rendered once per
+        credential and language and kept."""
         name = hashlib.sha256(str(credential["id"]).encode()).hexdigest()[:32]
+        if language != "en":  # English keeps the file name it always had
+            name = f"{name}.{language}"
         folder = Path(self.settings.data_dir) / CERTIFICATE_DIR
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{name}.{fmt}"
         if not path.exists():
             partial = folder / f"{name}.partial.{fmt}"
-            written = render_certificate(credential, partial, self.settings.verify_url)
+            written = render_certificate(
+                credential,
+                partial,
+                self.settings.verify_url,
+                language=language,
+                locale_dir=getattr(self.settings, "locale_dir", None),
+            )
             Path(written).replace(path)
         return path
 
@@ -287,10 +298,18 @@ class IssuedCredentials:
             learner = find_learner(session, token)
             attempt = find_attempt(session, learner, attempt_id)
             if attempt.status == "open":
-                raise Conflict("attempt_open", "submit the attempt first")
+                raise Conflict("attempt_open", N_("submit the attempt first"))
             if not attempt.passed:
-                raise NotFound("not_passed", "this attempt did not pass: no credential")
+                raise NotFound("not_passed", N_("this attempt did not pass: no credential"))
         return self.ensure(attempt_id)
+
+    def attempt_language(self, attempt_id: str) -> str:
+        """The language an attempt was taken in (its certificate is printed in it)."""
+        with self.db.read() as session:
+            language = session.scalar(
+                select(Attempt.language).where(Attempt.public_id == attempt_id)
+            )
+        return language if language in LANGUAGES else "en"
 
     def stored(self, credential_id: str) -> dict:
         """The document of a credential this server issued."""
@@ -299,7 +318,7 @@ class IssuedCredentials:
                 select(IssuedCredential).where(IssuedCredential.credential_id == credential_id)
             )
         if credential is None:
-            raise NotFound("no_credential", "this server has not issued that credential")
+            raise NotFound("no_credential", N_("this server has not issued that credential"))
         return credential.document
 
     def shareable(self, credential_id: str) -> dict:
@@ -309,9 +328,11 @@ class IssuedCredentials:
                 select(IssuedCredential).where(IssuedCredential.credential_id == credential_id)
             )
         if credential is None:
-            raise NotFound("no_credential", "this server has not issued that credential")
+            raise NotFound("no_credential", N_("this server has not issued that credential"))
         if credential.revoked_at is not None:
-            raise NotFound("revoked", "this credential has been revoked: there is nothing to share")
+            raise NotFound(
+                "revoked", N_("this credential has been revoked: there is nothing to share")
+            )
         return credential.document
 
     def revoke(self, credential_id: str, reason: str = "") -> IssuedCredential:

@@ -4,6 +4,12 @@ The service says *why* it refuses (a ``kind``: the request is invalid, the learn
 signed in, the thing does not exist, the attempt's state forbids it...), a stable ``code`` the
 page can branch on, and a sentence for the learner. It knows nothing of HTTP: the app maps each
 kind to a status code in one exception handler (``nccl_course.exam.app``).
+
+A sentence the learner reads is a template marked with ``N_`` (so that the interface catalog
+has it), its ``{fields}`` given as keywords: ``Conflict("attempt_limit", template, used=2,
+max=3)``. ``message`` is the English; the app's handler shows ``template`` in the request's
+language (``nccl_course.i18n.interface``). A sentence without fields is shown as it is, and
+translated when the catalog has it.
 """
 
 from __future__ import annotations
@@ -16,10 +22,18 @@ class ExamError(Exception):
 
     kind: ClassVar[str] = "unavailable"
 
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
+    def __init__(self, code: str, message: str, **fields):
         self.code = code
-        self.message = message
+        self.template = message
+        self.fields = fields
+        self.message = message.format(**fields) if fields else message
+        super().__init__(self.message)
+
+
+class BadRequest(ExamError):
+    """A request parameter the server does not know (``?lang=xx``)."""
+
+    kind = "bad_request"
 
 
 class Invalid(ExamError):
@@ -76,6 +90,6 @@ class RateLimited(ExamError):
 
     kind = "rate_limited"
 
-    def __init__(self, code: str, message: str, *, retry_after: int = 60):
-        super().__init__(code, message)
+    def __init__(self, code: str, message: str, *, retry_after: int = 60, **fields):
+        super().__init__(code, message, **fields)
         self.retry_after = retry_after

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from nccl_course.exam.db import Database
 from nccl_course.exam.errors import Conflict, Forbidden, Invalid, NotFound, Unauthenticated
 from nccl_course.exam.models import Attempt, EmailLink, Learner, utcnow
+from nccl_course.i18n.interface import N_
 
 MAX_NAME_CHARS = 200
 MAX_EMAIL_CHARS = 320
@@ -45,9 +46,12 @@ def unconfirmed(email: str) -> Forbidden:
     """The refusal while an address is not confirmed (403, code ``email_unconfirmed``)."""
     return Forbidden(
         "email_unconfirmed",
-        f"confirm your e-mail address first: open the link we sent to {email}. No mail? Look "
-        "in the spam folder, or have it sent again (the exam page's 'Send the link again', "
-        "POST /exam/api/resend).",
+        N_(
+            "confirm your e-mail address first: open the link we sent to {email}. No mail? Look "
+            "in the spam folder, or have it sent again (the exam page's 'Send the link again', "
+            "POST /exam/api/resend)."
+        ),
+        email=email,
     )
 
 
@@ -55,7 +59,7 @@ def find_learner(session, token: str | None) -> Learner:
     """The learner whose key this is; Unauthenticated if there is no key or it is unknown,
     Forbidden (``unconfirmed``) if it is the key of a registration not confirmed yet."""
     if not token:
-        raise Unauthenticated("no_token", "sign in first (register to get a learner key)")
+        raise Unauthenticated("no_token", N_("sign in first (register to get a learner key)"))
     hashed = token_hash(token)
     learner = session.scalar(select(Learner).where(Learner.token_hash == hashed))
     if learner is None:
@@ -68,7 +72,7 @@ def find_learner(session, token: str | None) -> Learner:
         )
         if pending is not None:
             raise unconfirmed(pending)
-        raise Unauthenticated("bad_token", "unknown learner key: register or sign in again")
+        raise Unauthenticated("bad_token", N_("unknown learner key: register or sign in again"))
     return learner
 
 
@@ -80,7 +84,7 @@ def find_attempt(session, learner: Learner, attempt_id: str, *, lock=False) -> A
         query = query.with_for_update()
     attempt = session.scalar(query)
     if attempt is None:
-        raise NotFound("no_attempt", "no such attempt for this learner")
+        raise NotFound("no_attempt", N_("no such attempt for this learner"))
     return attempt
 
 
@@ -130,7 +134,7 @@ class Learners:
         except IntegrityError:
             raise Conflict(
                 "already_registered",
-                "this email is already registered: sign in with the learner key you were given",
+                N_("this email is already registered: sign in with the learner key you were given"),
             ) from None
         return learner, token
 
@@ -140,14 +144,14 @@ def checked_identity(name: str, email: str) -> tuple[str, str]:
     name = (name or "").strip()
     email = normalise_email(email or "")
     if not name or len(name) > MAX_NAME_CHARS:
-        raise Invalid("bad_name", f"a name of 1 to {MAX_NAME_CHARS} characters")
+        raise Invalid("bad_name", N_("a name of 1 to {max} characters"), max=MAX_NAME_CHARS)
     if any(unicodedata.category(c) == "Cc" for c in name + email):
-        raise Invalid("bad_text", "a name and an email without control characters")
+        raise Invalid("bad_text", N_("a name and an email without control characters"))
     if (
         not 3 <= len(email) <= MAX_EMAIL_CHARS
         or email.count("@") != 1
         or not all(email.split("@"))
         or any(c.isspace() for c in email)
     ):
-        raise Invalid("bad_email", "an email address like name@example.org")
+        raise Invalid("bad_email", N_("an email address like name@example.org"))
     return name, email

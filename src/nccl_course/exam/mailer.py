@@ -10,6 +10,9 @@ without it.
 
 Without an SMTP host (development), a mail is printed to the server's standard output, so the
 developer can open its link; production refuses to start that way (``Settings``).
+
+A mail is written in one language (its subject and body come translated from
+``nccl_course.exam.confirmations``); ``Content-Language`` says which.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from email.utils import formatdate, make_msgid
 
 from nccl_course.exam.errors import Unavailable
 from nccl_course.exam.settings import Settings
+from nccl_course.i18n.interface import N_
 
 log = logging.getLogger("nccl_course.exam.mail")
 
@@ -38,7 +42,7 @@ class Mailer:
         """True when there is no SMTP server and mails go to standard output."""
         return not self.settings.smtp_host
 
-    def message(self, to: str, subject: str, body: str) -> EmailMessage:
+    def message(self, to: str, subject: str, body: str, language: str = "en") -> EmailMessage:
         message = EmailMessage()
         message["From"] = self.settings.mail_from
         message["To"] = to
@@ -46,9 +50,10 @@ class Mailer:
         message["Date"] = formatdate(localtime=False)
         message["Message-ID"] = make_msgid(domain="nccl-course.invalid")
         message.set_content(body)
+        message["Content-Language"] = language  # after set_content, which drops Content-*
         return message
 
-    def send(self, to: str, subject: str, body: str) -> None:
+    def send(self, to: str, subject: str, body: str, language: str = "en") -> None:
         """Deliver one plain-text mail; ``Unavailable`` (503, code ``mail_failed``) if the
         SMTP server cannot be reached or refuses it."""
         if self.prints:
@@ -59,7 +64,7 @@ class Mailer:
                 flush=True,
             )
             return
-        message = self.message(to, subject, body)
+        message = self.message(to, subject, body, language)
         s = self.settings
         try:
             context = ssl.create_default_context()
@@ -86,6 +91,8 @@ class Mailer:
             )
             raise Unavailable(
                 "mail_failed",
-                "the server could not send the e-mail just now; nothing is lost: "
-                "try again in a minute",
+                N_(
+                    "the server could not send the e-mail just now; nothing is lost: "
+                    "try again in a minute"
+                ),
             ) from None

@@ -104,6 +104,11 @@ class Attempt(Base):
     points: Mapped[float | None] = mapped_column(Float)
     max_points: Mapped[float | None] = mapped_column(Float)
     passed: Mapped[bool | None] = mapped_column(Boolean)
+    # The language the attempt was drawn in, and its feedback and certificate are written in
+    # (revision 0006; "en", "tr": nccl_course.i18n.interface.LANGUAGES).
+    language: Mapped[str] = mapped_column(
+        String(8), nullable=False, default="en", server_default="en"
+    )
 
 
 class AttemptQuestion(Base):

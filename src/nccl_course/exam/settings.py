@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from nccl_course.exam.db import sqlite_url
 from nccl_course.exam.private_files import make_private_dir, secure_tree
+from nccl_course.i18n.interface import LOCALE_DIR
 
 ADMIN_TOKEN_FILE = "admin-token"
 DATABASE_FILE = "course.db"
@@ -106,6 +107,9 @@ class Settings:
     smtp_username: str | None = None
     smtp_password: str | None = field(default=None, repr=False)  # never logged or passed on
     mail_from: str | None = None  # None: noreply@ the public host
+    # The gettext catalogs (locales/LANG/LC_MESSAGES/): the interface's words and the quiz banks
+    # in each language ($NCCL_COURSE_LOCALE_DIR); None: the repository's locales/.
+    locale_dir: Path | None = None
     extra: dict = field(default_factory=dict)
     _data_dir_checked: bool = field(default=False, init=False, repr=False, compare=False)
 
@@ -117,6 +121,7 @@ class Settings:
             self.blueprint_path = self.quizzes_dir / BLUEPRINT_FILE
         self.blueprint_path = Path(self.blueprint_path).resolve()
         self.public_url = self.public_url.rstrip("/")
+        self.locale_dir = Path(self.locale_dir or LOCALE_DIR).resolve()
         self.rate_limits = {**DEFAULT_RATE_LIMITS, **(self.rate_limits or {})}
         self.trusted_proxies = tuple(self.trusted_proxies or ())
         if self.production and self.local_test:
@@ -156,6 +161,7 @@ class Settings:
         environment unless given explicitly."""
         overrides.setdefault("database_url", os.environ.get("DATABASE_URL") or None)
         overrides.setdefault("admin_token", os.environ.get("NCCL_COURSE_ADMIN_TOKEN") or None)
+        overrides.setdefault("locale_dir", os.environ.get("NCCL_COURSE_LOCALE_DIR") or None)
         if env_flag("NCCL_COURSE_PRODUCTION"):
             overrides["production"] = True
         limits = os.environ.get("NCCL_COURSE_RATE_LIMITS", "").strip()

@@ -2,8 +2,12 @@
 
 Code marks each interface string with an ``N_`` call where it is written (a no-op that the
 extractor finds), and translates it where it is shown with ``translator(language)(text)``.
-The strings are extracted from ``src/nccl_course`` into ``_build/gettext/interface.pot``; their
-Turkish lives in ``locales/tr/LC_MESSAGES/interface.po``, checked like every other catalog.
+Static HTML pages (the exam server's) are translated text by text on the server
+(``nccl_course.i18n.html_pages``), and their scripts show each string through ``S("...")``
+with a table the page carries. The strings are extracted from ``src/nccl_course`` (``N_`` calls
+in .py files, the texts of .html pages, ``S`` calls in .js files) into
+``_build/gettext/interface.pot``; their Turkish lives in
+``locales/tr/LC_MESSAGES/interface.po``, checked like every other catalog.
 The CLI's messages and the code stay in English; only what a learner reads in the book, the
 quizzes and the exam is translated.
 """
@@ -11,9 +15,9 @@ quizzes and the exam is translated.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
-
+import json
 import re
+from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
@@ -90,26 +94,54 @@ def translator(language: str = "en", locale_dir: Path | None = None) -> Translat
     return Translator(language, _messages(language, str(locale_dir or LOCALE_DIR)))
 
 
-# An N_ call with a plain string literal. A regular expression, not babel's Python extractor:
-# before Python 3.12 that extractor cannot see a call inside an f-string's braces.
-_MARKED = re.compile(r"""\bN_\(\s*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)')\s*\)""")
+# An N_ call with a plain string literal, or several adjacent ones (Python joins them). A regular
+# expression, not babel's Python extractor: before Python 3.12 that extractor cannot see a call
+# inside an f-string's braces.
+_LITERAL = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_MARKED = re.compile(rf"\bN_\(\s*({_LITERAL}(?:\s*{_LITERAL})*)\s*,?\s*\)")
+_PIECE = re.compile(_LITERAL)
+# S("...") in the pages' scripts (static/*.js): the helper that shows a string in the page's
+# language (exam/static/common.js, quiz/static/nccl-quiz.js). Double-quoted literals only.
+_SCRIPT_MARKED = re.compile(r"""(?<![\w$.])S\(\s*"((?:[^"\\\n]|\\.)*)"\s*[,)]""")
+
+
+def _python_literal(piece: str) -> str:
+    raw = piece[1:-1]
+    return raw.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
 
 
 def marked_strings(source: str) -> list[str]:
-    """The an ``N_`` call strings of a Python source, in order."""
+    """The strings of the ``N_`` calls of a Python source, in order."""
+    return [
+        "".join(_python_literal(p.group(0)) for p in _PIECE.finditer(m.group(1)))
+        for m in _MARKED.finditer(source)
+    ]
+
+
+def script_strings(source: str) -> list[str]:
+    """The strings of the ``S("...")`` calls of a JavaScript source, in order."""
     out = []
-    for m in _MARKED.finditer(source):
-        raw = m.group(1) if m.group(1) is not None else m.group(2)
-        out.append(raw.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8"))
+    for m in _SCRIPT_MARKED.finditer(source):
+        try:
+            out.append(json.loads(f'"{m.group(1)}"'))
+        except ValueError:  # an escape JSON does not know (\'): the text as written
+            out.append(m.group(1))
     return out
 
 
 def template(package_dir: Path = PACKAGE_DIR) -> Catalog:
-    """Every an ``N_`` call string in the package's Python files."""
+    """Every interface string of the package: its Python files' ``N_`` calls, the texts of its
+    HTML pages (``nccl_course.i18n.html_pages.page_texts``) and its scripts' ``S("...")``
+    calls. A string found in several places is one message with each place."""
+    from nccl_course.i18n.html_pages import page_texts
+
     catalog = Catalog(project="nccl-course interface", charset="utf-8")
-    for path in sorted(package_dir.rglob("*.py")):
-        for message in marked_strings(path.read_text(encoding="utf-8")):
-            catalog.add(message, locations=[(path.relative_to(package_dir).as_posix(), 0)])
+    sources = (("*.py", marked_strings), ("*.html", page_texts), ("*.js", script_strings))
+    for pattern, extract in sources:
+        for path in sorted(package_dir.rglob(pattern)):
+            where = [(path.relative_to(package_dir).as_posix(), 0)]
+            for message in extract(path.read_text(encoding="utf-8")):
+                catalog.add(message, locations=where)
     return catalog
 
 

@@ -207,8 +207,10 @@ class QuizDirective(SphinxDirective):
 
     def _strings_script(self, root: nodes.Element) -> None:
         # Once per page: the script reads the first table, and a page may hold many quizzes.
+        if self.language == "en":
+            return
         document = self.state.document
-        if self.language == "en" or document.get("nccl_quiz_strings"):
+        if document.get("nccl_quiz_strings"):
             return
         document["nccl_quiz_strings"] = True
         table = {

@@ -10,5 +10,7 @@
 - ``status``: ``/exam/api/health``, ``/.well-known/did.json`` and ``/credentials/status/N``.
 
 ``deps`` holds the dependencies they share (the learner key, the service, the settings);
-``body`` reads and parses request bodies within each route's limits, after its key check.
+``body`` reads and parses request bodies within each route's limits, after its key check;
+``language`` picks the language of the answer (``?lang=``, the ``nccl_lang`` cookie,
+``Accept-Language``).
 """

@@ -1,7 +1,9 @@
 """The learner's API: the exam's rules, registration, attempts and answers.
 
 Learner routes take ``Authorization: Bearer LEARNER_KEY``. Bodies are read and parsed by
-``nccl_course.exam.routes.body`` within each route's limits, after the key is checked.
+``nccl_course.exam.routes.body`` within each route's limits, after the key is checked. The
+request's language (``?lang=``, else ``Accept-Language``: ``nccl_course.exam.routes.language``)
+is the language of a new attempt's questions and of the confirmation mail.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from nccl_course.exam.routes.deps import (
     WriterDep,
     ok,
 )
+from nccl_course.exam.routes.language import Language
+from nccl_course.i18n.interface import N_
 
 router = APIRouter(prefix="/exam/api")
 
@@ -43,8 +47,9 @@ ANSWER = {"type": "object", "properties": {"response": {}}, "required": ["respon
 
 
 @router.get("/exam")
-def exam_info(service: ServiceDep, request: Request):
-    """The exam's rules and the zones in use, plus any problems found at start."""
+def exam_info(service: ServiceDep, request: Request, language: Language):
+    """The exam's rules and the zones in use, plus any problems found at start (and, for
+    another language, the banks whose translation is not complete)."""
     blueprint = service.blueprint
     return ok(
         {
@@ -55,7 +60,8 @@ def exam_info(service: ServiceDep, request: Request):
             "pass_score": blueprint.pass_score,
             "question_count": blueprint.question_count,
             "zones": [{"chapter": z.chapter, "draw": z.draw} for z in blueprint.zones],
-            "problems": service.problems,
+            "problems": [*service.problems, *service.engine.problems_for(language)],
+            "language": language,
             "credentials": True,
             "email_confirmation": service.confirmations is not None,
             "mathjax": request.app.state.mathjax_url,
@@ -64,15 +70,19 @@ def exam_info(service: ServiceDep, request: Request):
 
 
 @router.post("/register", openapi_extra=documented(REGISTRATION))
-async def register(_limit: RegisterLimit, request: Request, service: ServiceDep):
+async def register(
+    _limit: RegisterLimit, request: Request, service: ServiceDep, language: Language
+):
     """A new learner, ``{name, email}``; the key in the answer is shown this once. With
-    e-mail confirmation on: 202 and a link mailed to the address, the same answer whether or
-    not the address is registered (``nccl_course.exam.confirmations``)."""
+    e-mail confirmation on: 202 and a link mailed to the address in the request's language,
+    the same answer whether or not the address is registered
+    (``nccl_course.exam.confirmations``)."""
     body = await read_object(request, REGISTER_BODY)
     name = text_field(body, "name", max_chars=MAX_NAME_CHARS * 4)
     email = text_field(body, "email", max_chars=MAX_EMAIL_CHARS * 4)
     if service.confirmations is not None:  # the mail is sent from a worker thread
-        return ok(await run_in_threadpool(service.confirmations.register, name, email), 202)
+        confirmations = service.confirmations
+        return ok(await run_in_threadpool(confirmations.register, name, email, language), 202)
     learner, token = await run_in_threadpool(service.learners.register, name, email)
     return ok({"learner": learner_json(learner), "token": token}, 201)
 
@@ -83,8 +93,9 @@ def me(token: LearnerToken, service: ServiceDep):
 
 
 @router.post("/attempts")
-def start(_limit: StartLimit, token: LearnerToken, service: ServiceDep):
-    return ok(service.attempts.start(token), 201)
+def start(_limit: StartLimit, token: LearnerToken, service: ServiceDep, language: Language):
+    """Start an attempt in the request's language (an open attempt resumes in its own)."""
+    return ok(service.attempts.start(token, language), 201)
 
 
 @router.get("/attempts/{attempt_id}")
@@ -100,7 +111,7 @@ async def save_answer(
     saves). The key is checked before the body is read (``SignedInToken``)."""
     body = await read_object(request, ANSWER_BODY)
     if "response" not in body:
-        raise Invalid("missing_field", "the field 'response' is required")
+        raise Invalid("missing_field", N_("the field 'response' is required"))
     return ok(await writer.save_async(token, attempt_id, index, body["response"]))
 
 

@@ -27,6 +27,7 @@ from nccl_course.exam.routes.deps import (
     VerifyLimit,
     ok,
 )
+from nccl_course.i18n.interface import N_
 
 router = APIRouter(prefix="/exam/api")
 
@@ -48,11 +49,12 @@ def credential(attempt_id: str, token: LearnerToken, service: ServiceDep):
 
 @router.get("/attempts/{attempt_id}/certificate.{fmt}")
 def certificate(attempt_id: str, fmt: str, token: LearnerToken, service: ServiceDep):
-    """The printable certificate, ``.pdf`` or ``.png``."""
+    """The printable certificate, ``.pdf`` or ``.png``, in the language of the attempt."""
     if fmt not in ("pdf", "png"):
-        raise NotFound("bad_format", "certificates come as .pdf or .png")
+        raise NotFound("bad_format", N_("certificates come as .pdf or .png"))
     issued = service.credentials.for_attempt(token, attempt_id)
-    path = service.desk.render(issued.document, fmt)
+    language = service.credentials.attempt_language(attempt_id)
+    path = service.desk.render(issued.document, fmt, language)
     if fmt == "png":
         # The signed credential baked in (OB 3.0 section 5.3.1): the image is also a badge a
         # wallet or backpack can import.

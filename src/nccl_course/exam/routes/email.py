@@ -4,7 +4,8 @@
   client address, group ``resend``; 409 when there is nothing to confirm);
 - ``POST /exam/api/confirm`` ``{token}``: open a link (JSON: the address, the learner, and for
   a sign-in link the browser's new key); 404 unknown, 409 used, 410 expired;
-- ``GET /exam/confirm`` the page a mailed link opens (``#TOKEN``), which posts the token.
+- ``GET /exam/confirm`` the page a mailed link opens (``#TOKEN``), which posts the token; in
+  the language of the mail (its link carries ``?lang=``) or of the browser.
 
 With confirmation off, resend answers 409 and links mailed earlier still open.
 """
@@ -13,14 +14,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse
 
 from nccl_course.exam.confirmations import CONFIRM_API, CONFIRM_PAGE, Confirmations
 from nccl_course.exam.errors import Conflict
 from nccl_course.exam.mailer import Mailer
 from nccl_course.exam.routes.body import CONFIRM_BODY, documented, read_object, text_field
-from nccl_course.exam.routes.deps import NO_STORE, LearnerToken, ResendLimit, ServiceDep, ok
-from nccl_course.exam.routes.pages import STATIC
+from nccl_course.exam.routes.deps import LearnerToken, ResendLimit, ServiceDep, ok
+from nccl_course.exam.routes.language import Language
+from nccl_course.exam.routes.pages import page
+from nccl_course.i18n.interface import N_
 
 router = APIRouter()
 
@@ -41,12 +43,13 @@ def _confirmations(service, request: Request) -> Confirmations:
 
 
 @router.post("/exam/api/resend")
-async def resend(_limit: ResendLimit, token: LearnerToken, service: ServiceDep):
-    """Mail a fresh link to the address of this key's registration (the mail is sent from a
-    worker thread; 503 ``mail_failed`` if the SMTP server refuses, and nothing changes)."""
+async def resend(_limit: ResendLimit, token: LearnerToken, service: ServiceDep, language: Language):
+    """Mail a fresh link to the address of this key's registration, in the request's language
+    (the mail is sent from a worker thread; 503 ``mail_failed`` if the SMTP server refuses, and
+    nothing changes)."""
     if service.confirmations is None:
-        raise Conflict("confirmation_off", "this server does not confirm e-mail addresses")
-    return ok(await run_in_threadpool(service.confirmations.resend, token), 202)
+        raise Conflict("confirmation_off", N_("this server does not confirm e-mail addresses"))
+    return ok(await run_in_threadpool(service.confirmations.resend, token, language), 202)
 
 
 @router.post(CONFIRM_API, openapi_extra=documented(CONFIRMATION))
@@ -58,5 +61,5 @@ async def confirm(request: Request, service: ServiceDep):
 
 
 @router.get(CONFIRM_PAGE, include_in_schema=False)
-def confirm_page():
-    return FileResponse(STATIC / "confirm.html", headers=NO_STORE)
+def confirm_page(request: Request):
+    return page(request, "confirm.html")

@@ -1,6 +1,77 @@
-/* Shared helpers for the exam and verify pages: escaping, a small markdown renderer (prompts
-   and feedback are MyST markdown; math is left as written), and JSON requests. No CDN. */
+/* Shared helpers for the exam, verify and confirm pages: the page's language (S), escaping, a
+   small markdown renderer (prompts and feedback are MyST markdown; math is left as written),
+   and JSON requests. No CDN. */
 "use strict";
+
+/* ---- the page's language ----------------------------------------------------------------
+   The server translates each page's HTML and puts the strings its scripts show, in the page's
+   language, in <script type="application/json" id="nccl-strings"> (nccl_course.i18n.html_pages).
+   Every text a script shows goes through S(english, fields): its translation, or the English
+   when there is none (a page served without a table, a string not translated yet), with
+   {name} fields filled in. The extractor (nccl_course.i18n.interface) finds the S calls, so
+   the first argument is always a plain string literal. */
+let PAGE_STRINGS = null;
+
+function pageStrings() {
+  if (PAGE_STRINGS) return PAGE_STRINGS;
+  PAGE_STRINGS = { language: "en", decimal: ".", strings: {} };
+  const el = typeof document === "undefined" ? null : document.getElementById("nccl-strings");
+  if (el) {
+    try { Object.assign(PAGE_STRINGS, JSON.parse(el.textContent)); } catch (_) { /* English */ }
+  }
+  return PAGE_STRINGS;
+}
+
+function S(text, fields) {
+  const table = pageStrings().strings || {};
+  let out = Object.prototype.hasOwnProperty.call(table, text) && table[text] ? table[text] : text;
+  if (fields) {
+    out = out.replace(/\{(\w+)\}/g, (m, name) => (
+      Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m));
+  }
+  return out;
+}
+
+/* The page's language ("en", "tr"): API calls pass it, so that what the server writes (an
+   attempt's questions, a mail) is in the language the learner reads. */
+function pageLanguage() {
+  return pageStrings().language || "en";
+}
+
+/* ``url`` with ``lang=`` the page's language added to its query. */
+function withLanguage(url) {
+  return `${url}${url.includes("?") ? "&" : "?"}lang=${encodeURIComponent(pageLanguage())}`;
+}
+
+/* A number with ``digits`` decimals, written with the page's decimal separator (1,5 in Turkish). */
+function formatNumber(value, digits) {
+  const text = Number(value).toFixed(digits);
+  return pageStrings().decimal === "," ? text.replace(".", ",") : text;
+}
+
+/* A fraction as a percentage: "87.5 %" in English, "%87,5" in Turkish. */
+function formatPercent(fraction, digits = 1) {
+  return S("{value} %", { value: formatNumber(Number(fraction) * 100, digits) });
+}
+
+/* A time of day and a date as the page's language writes them. */
+function formatTime(date) {
+  return new Date(date).toLocaleTimeString(pageLanguage());
+}
+
+function formatDate(date) {
+  return new Date(date).toLocaleDateString(pageLanguage(), { year: "numeric", month: "long", day: "numeric" });
+}
+
+/* The language links (?lang=) keep what follows '#' in the address: the confirm page's token. */
+if (typeof document !== "undefined") {
+  document.addEventListener("DOMContentLoaded", () => {
+    if (!window.location.hash) return;
+    for (const link of document.querySelectorAll("a[data-language-link]")) {
+      link.href = link.href.split("#")[0] + window.location.hash;
+    }
+  });
+}
 
 function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({
@@ -88,7 +159,8 @@ async function requestJson(method, url, { body, token } = {}) {
   let data = null;
   try { data = await response.json(); } catch (_) { data = null; }
   if (!response.ok) {
-    const detail = data && typeof data.detail === "string" ? data.detail : `HTTP ${response.status}`;
+    const detail = data && typeof data.detail === "string" ? data.detail
+      : S("HTTP {status}", { status: response.status });
     const error = new Error(detail);
     error.status = response.status;
     error.code = data && data.error;

@@ -17,19 +17,19 @@ function say(text, isError = false) {
 
 if (!linkToken) {
   document.getElementById("confirm").disabled = true;
-  say("This page needs the whole link from the e-mail (it ends with # and a code).", true);
+  say(S("This page needs the whole link from the e-mail (it ends with # and a code)."), true);
 }
 
 document.getElementById("confirm").addEventListener("click", async () => {
   const button = document.getElementById("confirm");
   button.disabled = true;
   try {
-    const data = await requestJson("POST", "/exam/api/confirm", { body: { token: linkToken } });
+    const data = await requestJson("POST", withLanguage("/exam/api/confirm"), { body: { token: linkToken } });
     if (data.token) {
       localStorage.setItem(LEARNER_KEY_STORAGE, data.token);
-      say(`Confirmed: ${data.email}. You are signed in as ${data.learner.name} in this browser.`);
+      say(S("Confirmed: {email}. You are signed in as {name} in this browser.", { email: data.email, name: data.learner.name }));
     } else {
-      say(`Confirmed: ${data.email}. The exam page where you registered goes on by itself.`);
+      say(S("Confirmed: {email}. The exam page where you registered goes on by itself.", { email: data.email }));
     }
     document.getElementById("to-exam").hidden = false;
   } catch (err) {

@@ -37,7 +37,7 @@ function showConfirm(text) {
 
 $("resend").addEventListener("click", async () => {
   try {
-    const data = await api("POST", "/exam/api/resend");
+    const data = await api("POST", withLanguage("/exam/api/resend"));
     message(data.detail);
   } catch (err) {
     if (err.code === "already_confirmed") await home(); else message(err.message, true);
@@ -47,20 +47,24 @@ $("resend").addEventListener("click", async () => {
 /* ---- start-up, registration, sign-in -------------------------------------------------- */
 async function boot() {
   try {
-    state.exam = await requestJson("GET", "/exam/api/exam");
+    state.exam = await requestJson("GET", withLanguage("/exam/api/exam"));
   } catch (err) {
-    message(`The exam server is not answering: ${err.message}`, true);
+    message(S("The exam server is not answering: {error}", { error: err.message }), true);
     return;
   }
   const ex = state.exam;
   loadMathJax(ex.mathjax);
-  $("exam-title").textContent = ex.title;
-  $("exam-heading").textContent = ex.title;
-  $("rules").textContent = `${ex.question_count} questions, ${Math.round(ex.time_limit_s / 60)} minutes, `
-    + `pass mark ${Math.round(ex.pass_score * 100)} %, at most ${ex.max_attempts} attempts. `
-    + "Questions are drawn at random for each attempt; numbers in calculation questions change too.";
+  // The blueprint's title is English data: a page in another language keeps its own heading.
+  if (pageLanguage() === "en") {
+    $("exam-title").textContent = ex.title;
+    $("exam-heading").textContent = ex.title;
+  }
+  $("rules").textContent = S("{questions} questions, {minutes} minutes, pass mark {pass_mark}, at most {attempts} attempts.", {
+    questions: ex.question_count, minutes: Math.round(ex.time_limit_s / 60),
+    pass_mark: formatPercent(ex.pass_score, 0), attempts: ex.max_attempts,
+  }) + " " + S("Questions are drawn at random for each attempt; numbers in calculation questions change too.");
   if (ex.problems && ex.problems.length) {
-    $("problems").textContent = "Note: " + ex.problems.join("; ");
+    $("problems").textContent = S("Note: {problems}", { problems: ex.problems.join("; ") });
     show("problems");
   }
   if (state.token) await home(); else showOnly("auth");
@@ -69,11 +73,11 @@ async function boot() {
 $("register-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   try {
-    const data = await requestJson("POST", "/exam/api/register",
+    const data = await requestJson("POST", withLanguage("/exam/api/register"),
       { body: { name: $("name").value, email: $("email").value } });
     state.token = data.token;
     localStorage.setItem(KEY_STORAGE, data.token);
-    message(data.learner ? "Registered. Your learner key is shown below: keep a copy." : data.detail);
+    message(data.learner ? S("Registered. Your learner key is shown below: keep a copy.") : data.detail);
     await home();
   } catch (err) { message(err.message, true); }
 });
@@ -121,20 +125,21 @@ async function home(polling = false) {
   $("learner-key-shown").textContent = state.token;
   const open = me.attempts.find((a) => a.status === "open");
   const passed = me.attempts.some((a) => a.passed);
-  $("attempts-left").textContent = `Attempts used: ${me.attempts_used} of ${state.exam.max_attempts}.`;
-  $("start").textContent = open ? "Resume the exam" : "Start the exam";
+  $("attempts-left").textContent = S("Attempts used: {used} of {max}.", { used: me.attempts_used, max: state.exam.max_attempts });
+  $("start").textContent = open ? S("Resume the exam") : S("Start the exam");
   $("start").disabled = !open && (passed || me.attempts_left === 0);
   const list = $("attempt-list");
   list.innerHTML = "";
   for (const a of me.attempts) {
     const li = document.createElement("li");
-    const score = a.score === null ? "" : ` - ${(a.score * 100).toFixed(1)} %, ${a.passed ? "passed" : "not passed"}`;
-    li.textContent = `Attempt ${a.number}: ${a.status}${score} `;
+    const score = a.score === null ? "" : " - " + S("{score}, {verdict}", {
+      score: formatPercent(a.score), verdict: a.passed ? S("passed") : S("not passed") });
+    li.textContent = S("Attempt {number}: {status}", { number: a.number, status: attemptStatus(a.status) }) + score + " ";
     if (a.status !== "open") {
       const link = document.createElement("button");
       link.type = "button";
       link.className = "secondary";
-      link.textContent = "Show result";
+      link.textContent = S("Show result");
       link.addEventListener("click", () => openAttempt(a.id));
       li.appendChild(link);
     }
@@ -145,7 +150,7 @@ async function home(polling = false) {
 
 $("start").addEventListener("click", async () => {
   try {
-    const attempt = await api("POST", "/exam/api/attempts");
+    const attempt = await api("POST", withLanguage("/exam/api/attempts"));
     message("");
     renderAttempt(attempt);
   } catch (err) {
@@ -166,7 +171,7 @@ async function openAttempt(id) {
 function renderAttempt(attempt) {
   state.attempt = attempt;
   state.saves = new Map();
-  $("attempt-heading").textContent = `Attempt ${attempt.number}`;
+  $("attempt-heading").textContent = S("Attempt {number}", { number: attempt.number });
   const list = $("questions");
   list.innerHTML = "";
   for (const item of attempt.questions) list.appendChild(renderQuestion(item));
@@ -191,7 +196,7 @@ function renderQuestion(item) {
   status.setAttribute("aria-live", "polite");
   li.appendChild(status);
   const answered = item.response !== null && item.response !== undefined;
-  if (answered) setStatus(li, "saved", "Saved");
+  if (answered) setStatus(li, "saved", S("Saved"));
   const name = `q${item.index}`;
   const save = (response) => queueSave(li, item.index, response);
 
@@ -231,7 +236,9 @@ function renderQuestion(item) {
     if (q.type === "numeric") {
       const hint = document.createElement("span");
       hint.className = "note";
-      hint.textContent = q.unit ? ` in ${q.unit} (or with a unit: ${(q.units || []).join(", ")})` : " (a number)";
+      hint.textContent = " " + (q.unit
+        ? S("in {unit} (or with a unit: {units})", { unit: q.unit, units: (q.units || []).join(", ") })
+        : S("(a number)"));
       controls.appendChild(hint);
     }
   } else if (q.type === "ordering") {
@@ -243,7 +250,7 @@ function renderQuestion(item) {
       const select = document.createElement("select");
       select.name = `${name}-item${i}`;
       select.dataset.item = String(i);
-      select.innerHTML = `<option value="">position...</option>`
+      select.innerHTML = `<option value="">${escapeHtml(S("position..."))}</option>`
         + Array.from({ length: n }, (_, p) => `<option value="${p}">${p + 1}</option>`).join("");
       if (answered) select.value = String(item.response.indexOf(i));
       const span = document.createElement("span");
@@ -254,8 +261,8 @@ function renderQuestion(item) {
     });
     const onChange = () => {
       const positions = selects.map((s) => s.value);
-      if (positions.some((p) => p === "")) { setStatus(li, "", "Give every item a position."); return; }
-      if (new Set(positions).size !== n) { setStatus(li, "failed", "Use each position once."); return; }
+      if (positions.some((p) => p === "")) { setStatus(li, "", S("Give every item a position.")); return; }
+      if (new Set(positions).size !== n) { setStatus(li, "failed", S("Use each position once.")); return; }
       const order = new Array(n);
       positions.forEach((p, i) => { order[Number(p)] = i; });
       save(order);
@@ -269,7 +276,7 @@ function renderQuestion(item) {
       span.innerHTML = renderInline(text) + " &rarr; ";
       const select = document.createElement("select");
       select.name = `${name}-left${i}`;
-      select.innerHTML = `<option value="">choose...</option>`
+      select.innerHTML = `<option value="">${escapeHtml(S("choose..."))}</option>`
         + q.right.map((r, j) => `<option value="${j}">${escapeHtml(r)}</option>`).join("");
       if (answered) select.value = String(item.response[i]);
       label.append(span, select);
@@ -277,12 +284,12 @@ function renderQuestion(item) {
       return select;
     });
     const onChange = () => {
-      if (selects.some((s) => s.value === "")) { setStatus(li, "", "Match every item to save."); return; }
+      if (selects.some((s) => s.value === "")) { setStatus(li, "", S("Match every item to save.")); return; }
       save(selects.map((s) => Number(s.value)));
     };
     selects.forEach((s) => s.addEventListener("change", onChange));
   } else {
-    controls.textContent = `Unsupported question type ${q.type}.`;
+    controls.textContent = S("Unsupported question type {type}.", { type: q.type });
   }
   return li;
 }
@@ -298,7 +305,9 @@ function setStatus(li, kind, text) {
 function updateUnanswered() {
   const items = [...document.querySelectorAll("#questions .question")];
   const missing = items.filter((li) => li.dataset.saved !== "yes").length;
-  $("unanswered").textContent = missing ? `${missing} of ${items.length} questions have no saved answer.` : "Every question has a saved answer.";
+  $("unanswered").textContent = missing
+    ? S("{missing} of {total} questions have no saved answer.", { missing, total: items.length })
+    : S("Every question has a saved answer.");
 }
 
 // One save in flight per question; a newer answer replaces a queued one. Network failures
@@ -307,7 +316,7 @@ function queueSave(li, index, response) {
   const entry = state.saves.get(index) || { running: null, next: undefined };
   entry.next = response;
   state.saves.set(index, entry);
-  setStatus(li, "", "Saving...");
+  setStatus(li, "", S("Saving..."));
   if (!entry.running) entry.running = drain(li, index, entry);
   return entry.running;
 }
@@ -319,12 +328,12 @@ async function drain(li, index, entry) {
     for (let attempt = 0; ; attempt++) {
       try {
         const ack = await api("PUT", `/exam/api/attempts/${state.attempt.id}/answers/${index}`, { response });
-        if (entry.next === undefined) setStatus(li, "saved", `Saved (${new Date(ack.saved_at).toLocaleTimeString()})`);
+        if (entry.next === undefined) setStatus(li, "saved", S("Saved ({time})", { time: formatTime(ack.saved_at) }));
         break;
       } catch (err) {
-        if (err.status && err.status < 500) { setStatus(li, "failed", `Not saved: ${err.message}`); break; }
-        if (attempt >= 5) { setStatus(li, "failed", "Not saved: the server is not answering."); break; }
-        setStatus(li, "failed", "Not saved yet: retrying...");
+        if (err.status && err.status < 500) { setStatus(li, "failed", S("Not saved: {error}", { error: err.message })); break; }
+        if (attempt >= 5) { setStatus(li, "failed", S("Not saved: the server is not answering.")); break; }
+        setStatus(li, "failed", S("Not saved yet: retrying..."));
         await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
       }
     }
@@ -343,7 +352,7 @@ function startTimer(remainingS) {
   const tick = () => {
     const left = Math.max(0, Math.round((state.deadline - Date.now()) / 1000));
     const el = $("timer");
-    el.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+    el.textContent = S("{time} left", { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` });
     el.classList.toggle("low", left < 120);
     if (left === 0) { stopTimer(); submit(true); }
   };
@@ -364,7 +373,7 @@ async function submit(timeUp) {
   if (state.submitting || !state.attempt) return;
   if (!timeUp) {
     const missing = [...document.querySelectorAll("#questions .question")].filter((li) => li.dataset.saved !== "yes").length;
-    if (missing && !confirm(`${missing} questions have no saved answer. Submit anyway?`)) return;
+    if (missing && !confirm(S("{missing} questions have no saved answer. Submit anyway?", { missing }))) return;
   }
   state.submitting = true;
   $("submit").disabled = true;
@@ -372,10 +381,10 @@ async function submit(timeUp) {
     await settleSaves();
     const result = await api("POST", `/exam/api/attempts/${state.attempt.id}/submit`);
     stopTimer();
-    message(timeUp ? "Time is up: the exam was graded with the answers saved in time." : "");
+    message(timeUp ? S("Time is up: the exam was graded with the answers saved in time.") : "");
     renderResult(result);
   } catch (err) {
-    message(`Submitting failed (${err.message}); press Submit again: it is safe to repeat.`, true);
+    message(S("Submitting failed ({error}); press Submit again: it is safe to repeat.", { error: err.message }), true);
   } finally {
     state.submitting = false;
     $("submit").disabled = false;
@@ -383,16 +392,27 @@ async function submit(timeUp) {
 }
 
 /* ---- result and certificate ------------------------------------------------------------ */
-// The grader names choices "Choice 1", "Choice 2", ... in the order the page lists them
-// (nccl_course.quiz.grading); the page labels them the same way.
-const choiceLabel = (i) => `Choice ${i + 1}`;
+// The grader names choices "Choice 1", "Choice 2", ... in the order the page lists them, in the
+// attempt's language (nccl_course.quiz.grading); the page labels them the same way.
+const choiceLabel = (i) => S("Choice {number}", { number: i + 1 });
+
+// An attempt's status as the learner reads it.
+function attemptStatus(status) {
+  return { open: S("open"), submitted: S("submitted"), expired: S("expired") }[status] || status;
+}
+
+// Points with at most two decimals, in the page's language ("4,5" in Turkish).
+function formatPoints(points) {
+  const text = String(Math.round(Number(points) * 100) / 100);
+  return pageStrings().decimal === "," ? text.replace(".", ",") : text;
+}
 
 /* The learner's answer as HTML: choice and item texts are Markdown with math, like prompts. */
 function describeResponse(q, response) {
-  if (response === null || response === undefined) return "no answer";
-  const choice = (i) => `${choiceLabel(i)}: ${renderInline(q.choices[i])}`;
+  if (response === null || response === undefined) return escapeHtml(S("no answer"));
+  const choice = (i) => `${escapeHtml(choiceLabel(i))}: ${renderInline(q.choices[i])}`;
   if (q.type === "single") return choice(response);
-  if (q.type === "multiple") return response.map(choice).join("; ") || "none selected";
+  if (q.type === "multiple") return response.map(choice).join("; ") || escapeHtml(S("none selected"));
   if (q.type === "ordering") return response.map((i) => renderInline(q.items[i])).join(" \u2192 ");
   if (q.type === "matching") {
     return response.map((j, i) => `${renderInline(q.left[i])} \u2192 ${renderInline(q.right[j])}`).join("; ");
@@ -405,22 +425,25 @@ function describeChoices(q, response) {
   if (q.type !== "single" && q.type !== "multiple") return "";
   const picked = (i) => (q.type === "single" ? response === i : (response || []).includes(i));
   const items = q.choices.map((text, i) => `<li${picked(i) ? ' class="picked"' : ""}>`
-    + `<span class="choice-label">${choiceLabel(i)}</span> ${renderInline(text)}</li>`);
+    + `<span class="choice-label">${escapeHtml(choiceLabel(i))}</span> ${renderInline(text)}</li>`);
   return `<ul class="choices">${items.join("")}</ul>`;
 }
 
 function renderResult(attempt) {
   stopTimer();
   state.attempt = attempt;
-  const pct = (attempt.score * 100).toFixed(1);
   const score = $("score");
-  score.textContent = `${pct} % (${attempt.points} of ${attempt.max_points} points): `
-    + (attempt.passed ? "passed" : `not passed (pass mark ${Math.round(attempt.pass_score * 100)} %)`);
+  score.textContent = S("{score} ({points} of {max} points): {verdict}", {
+    score: formatPercent(attempt.score), points: formatPoints(attempt.points),
+    max: formatPoints(attempt.max_points),
+    verdict: attempt.passed ? S("passed")
+      : S("not passed (pass mark {pass_mark})", { pass_mark: formatPercent(attempt.pass_score, 0) }),
+  });
   score.className = `score ${attempt.passed ? "good" : "bad"}`;
   show("credential", Boolean(attempt.passed && attempt.credential_id));
   show("revoked", Boolean(attempt.revoked));
   if (attempt.credential_id) {
-    $("verify-link").href = `/exam/verify?id=${encodeURIComponent(attempt.credential_id)}`;
+    $("verify-link").href = `/exam/verify?id=${encodeURIComponent(attempt.credential_id)}&lang=${pageLanguage()}`;
   }
   showShareLinks($("share"), attempt.passed && !attempt.revoked ? attempt.credential_id : null);
   const list = $("feedback");
@@ -430,12 +453,13 @@ function renderResult(attempt) {
     li.className = "question";
     li.dataset.index = item.index;
     const unanswered = item.response === null || item.response === undefined;
-    const verdict = item.correct ? "right" : (item.score > 0 ? "partly right" : (unanswered ? "not answered" : "wrong"));
+    const verdict = item.correct ? S("right") : (item.score > 0 ? S("partly right") : (unanswered ? S("not answered") : S("wrong")));
+    const points = S("({points} points)", { points: formatNumber(item.score ?? 0, 2) });
     li.innerHTML = `<div class="prompt">${renderMarkdown(item.question.prompt)}</div>
       ${describeChoices(item.question, item.response)}
-      <div class="meta your-answer">Your answer: ${describeResponse(item.question, item.response)}</div>
-      <div class="feedback ${item.correct ? "right" : "wrong"}"><strong>${verdict}</strong>
-      (${(item.score ?? 0).toFixed(2)} points)${renderMarkdown(item.feedback || "")}</div>`;
+      <div class="meta your-answer">${escapeHtml(S("Your answer:"))} ${describeResponse(item.question, item.response)}</div>
+      <div class="feedback ${item.correct ? "right" : "wrong"}"><strong>${escapeHtml(verdict)}</strong>
+      ${escapeHtml(points)}${renderMarkdown(item.feedback || "")}</div>`;
     list.appendChild(li);
   }
   showOnly("result");
@@ -447,7 +471,7 @@ function renderResult(attempt) {
 async function download(path, filename) {
   try {
     const response = await fetch(path, { headers: { Authorization: `Bearer ${state.token}` }, cache: "no-store" });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    if (!response.ok) throw new Error(S("HTTP {status}", { status: response.status }));
     const blob = await response.blob();
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
@@ -457,7 +481,7 @@ async function download(path, filename) {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
-  } catch (err) { message(`Download failed: ${err.message}`, true); }
+  } catch (err) { message(S("Download failed: {error}", { error: err.message }), true); }
 }
 
 $("download-json").addEventListener("click", () => download(`/exam/api/attempts/${state.attempt.id}/credential`, "nccl-course-credential.json"));

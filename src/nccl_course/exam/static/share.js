@@ -19,10 +19,10 @@ async function showShareLinks(box, credentialId) {
   link.href = share.linkedin_url;
   link.target = "_blank";
   link.rel = "noopener noreferrer";
-  link.textContent = "Add to LinkedIn";
+  link.textContent = S("Add to LinkedIn");
   const note = document.createElement("span");
   note.className = "note";
-  note.textContent = " opens LinkedIn's \u201cadd a certification\u201d form, filled in; nothing is sent until you save it there.";
+  note.textContent = " " + S("opens LinkedIn’s “add a certification” form, filled in; nothing is sent until you save it there.");
   box.append(link, note);
   box.hidden = false;
 }
