@@ -40,7 +40,8 @@ def test_ring_allreduce_animation_plays_offline(book_url, offline_page):
     # Offline and self-contained: the page never asked for anything beyond 127.0.0.1.
     assert offline_page.external == []
     # Every button shows its icon, drawn as inline SVG (no icon font, no glyph a font may lack).
-    sizes = page.evaluate(BUTTON_ICON_SIZES, "div.animation .anim-buttons button")
+    # (the English player: the page carries one per language and shows the one it is in)
+    sizes = page.evaluate(BUTTON_ICON_SIZES, ".nccl-lang-en div.animation .anim-buttons button")
     assert len(sizes) == 9, sizes
     for title, width, height, paths in sizes:
         assert paths == 1 and width >= 10 and height >= 10, (title, width, height, paths)

@@ -13,9 +13,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The book's languages: the source language first.
-LANGUAGES = ("en", "tr")
-SOURCE_LANGUAGE = "en"
+from nccl_course.i18n.languages import LANGUAGES, SOURCE_LANGUAGE
+
 #: Where the translations live, relative to the repository root (Sphinx's ``locale_dirs``).
 LOCALE_DIR = "locales"
 #: Sphinx's gettext output: one .pot per page.

@@ -14,10 +14,8 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from nccl_course.book.editions import LANGUAGES, SOURCE_LANGUAGE
+from nccl_course.i18n.languages import ENDONYMS, LANGUAGES, SOURCE_LANGUAGE
 
-#: Each language's name in itself: what the switcher shows.
-ENDONYMS = {"en": "English", "tr": "Türkçe"}
 _LABEL = {"en": "Language", "tr": "Dil"}
 
 

@@ -376,26 +376,39 @@ def render_table(comparison: SweepComparison) -> list[str]:
     return lines
 
 
-def plot_comparison(comparison: SweepComparison, ax=None):
-    """Measured and predicted busbw (GB/s) against size (bytes, log x); returns the Figure."""
+def plot_comparison(comparison: SweepComparison, ax=None, *, lang: str = "en"):
+    """Measured and predicted busbw (GB/s) against size (bytes, log x); returns the Figure.
+    The labels and legend are in ``lang`` (the title is the sweep's own, as its file has it)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import ScalarFormatter
 
+    from nccl_course.i18n.interface import N_, translator
+    from nccl_course.i18n.numbers import localize_decimals
+
+    tr = translator(lang)
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 4))
     measured = [(r.size_bytes, r.measured_busbw_GBps) for r in comparison.rows]
     measured = [(s, b) for s, b in measured if b is not None]
     if measured:
         sizes, values = zip(*measured, strict=True)
-        ax.plot(sizes, values, "o-", label="published")
+        ax.plot(sizes, values, "o-", label=tr(N_("published")))
     ax.plot(
         [r.size_bytes for r in comparison.rows],
         [r.predicted_busbw_GBps for r in comparison.rows],
         "s--",
-        label="model",
+        label=tr(N_("model")),
     )
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("size (bytes)")
+    ax.set_xlabel(tr(N_("size (bytes)")))
     ax.set_ylabel("busbw (GB/s)")
+    if lang != "en":  # the busbw axis's numbers with the language's decimal separator
+
+        class Localized(ScalarFormatter):
+            def __call__(self, x, pos=None):
+                return localize_decimals(super().__call__(x, pos), lang)
+
+        ax.yaxis.set_major_formatter(Localized())
     ax.set_title(comparison.sweep.title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()

@@ -67,7 +67,8 @@ from nccl_course.exam.routes.language import safe_language
 from nccl_course.exam.service import ExamService
 from nccl_course.exam.settings import Settings
 from nccl_course.exam.verifier import VerifierPool
-from nccl_course.i18n.interface import LANGUAGES, translator
+from nccl_course.i18n.interface import translator
+from nccl_course.i18n.languages import LANGUAGES
 
 log = logging.getLogger("nccl_course.exam")
 

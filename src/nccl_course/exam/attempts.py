@@ -46,7 +46,8 @@ from nccl_course.exam.models import (
     iso,
     utcnow,
 )
-from nccl_course.i18n.interface import LANGUAGES, N_, translator
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.languages import LANGUAGES
 
 log = logging.getLogger("nccl_course.exam")
 

@@ -44,7 +44,8 @@ from nccl_course.exam.errors import Conflict, NotFound
 from nccl_course.exam.learners import find_attempt, find_learner
 from nccl_course.exam.models import Attempt, IssuedCredential, Learner, as_utc, utcnow
 from nccl_course.exam.status_registry import DatabaseIndexRegistry
-from nccl_course.i18n.interface import LANGUAGES, N_
+from nccl_course.i18n.interface import N_
+from nccl_course.i18n.languages import LANGUAGES
 
 log = logging.getLogger("nccl_course.exam")
 CERTIFICATE_DIR = "certificates"

@@ -23,12 +23,12 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 from nccl_course.i18n.catalogs import load
+from nccl_course.i18n.languages import LANGUAGES
 
 INTERFACE_DOMAIN = "interface"
 #: The repository's locale folder (Sphinx's locale_dirs): src/nccl_course/i18n -> the root.
 LOCALE_DIR = Path(__file__).resolve().parents[3] / "locales"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-LANGUAGES = ("en", "tr")
 
 
 def N_(text: str) -> str:  # noqa: N802 - the gettext convention for a marked string

@@ -1,16 +1,19 @@
 """A schedule as an animation that plays in a static web page: matplotlib's JavaScript player
-with every frame embedded as a PNG, made fully self-contained (no CDN)."""
+with every frame embedded as a PNG, made fully self-contained (no CDN). The frames' titles and
+legend are in the ``lang`` given."""
 
 from __future__ import annotations
 
 import re
+from html import escape
 
 import matplotlib.pyplot as plt
 from matplotlib import animation
 
+from nccl_course.i18n.interface import N_, translator
 from nccl_course.sim.execute import provenance_states
 from nccl_course.sim.schedule import Schedule
-from nccl_course.viz.drawing import draw_schedule_state
+from nccl_course.viz.drawing import draw_schedule_state, labeller
 
 MAX_FRAMES = 80
 
@@ -29,6 +32,38 @@ _ICON_PATHS = {
     "fa fa-fast-forward": "M1 2l6 6-6 6z M7 2l6 6-6 6z M13 2h2v12h-2z",
     "fa fa-plus": "M2 7h12v2H2z M7 2h2v12H7z",
 }
+
+
+# The player's controls: button and form titles (also their aria-label), and the labels of the
+# repetition modes. Shown in the animation's language.
+_CONTROL_TITLES = (
+    N_("Decrease speed"),
+    N_("First frame"),
+    N_("Previous frame"),
+    N_("Play backwards"),
+    N_("Pause"),
+    N_("Play"),
+    N_("Next frame"),
+    N_("Last frame"),
+    N_("Increase speed"),
+    N_("Repetition mode"),
+)
+_CONTROL_LABELS = (N_("Once"), N_("Loop"), N_("Reflect"))
+
+
+def localize_controls(html: str, lang: str) -> str:
+    """matplotlib's player ``html`` with the titles and labels of its controls in ``lang``."""
+    if lang == "en":
+        return html
+    tr = translator(lang)
+    for text in _CONTROL_TITLES:
+        said = escape(tr(text))
+        html = html.replace(
+            f'title="{text}" aria-label="{text}"', f'title="{said}" aria-label="{said}"'
+        )
+    for text in _CONTROL_LABELS:
+        html = html.replace(f">{text}</label>", f">{escape(tr(text))}</label>")
+    return html
 
 
 def _icon(path: str) -> str:
@@ -50,21 +85,24 @@ def make_self_contained(html: str) -> str:
     return html
 
 
-def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90) -> str:
+def animation_html(
+    schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90, lang: str = "en"
+) -> str:
     """The HTML (with inline JavaScript and base64 PNG frames) of a player that steps through
     ``schedule``: frame 0 is the data before the first step, frame i the transfers of step i,
-    the last frame the result."""
+    the last frame the result; the frames are labelled in ``lang``."""
     if schedule.num_steps + 1 > MAX_FRAMES:
         raise ValueError(
             f"{schedule.num_steps} steps is too many frames for a page (max {MAX_FRAMES - 1}); "
             "use fewer ranks or chunks"
         )
+    labeller(lang)  # an unknown language fails here, before a figure is made
     states = provenance_states(schedule)
     size = 5.0 + 0.08 * max(0, schedule.p - 8)
     fig, ax = plt.subplots(figsize=(size, size), dpi=dpi)
 
     def frame(i):
-        draw_schedule_state(ax, schedule, states, i)
+        draw_schedule_state(ax, schedule, states, i, lang=lang)
         return []
 
     anim = animation.FuncAnimation(
@@ -77,12 +115,14 @@ def animation_html(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90)
     finally:
         plt.rcParams["animation.embed_limit"] = limit
         plt.close(fig)
-    return make_self_contained(html)
+    return localize_controls(make_self_contained(html), lang)
 
 
-def animate_schedule(schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90):
+def animate_schedule(
+    schedule: Schedule, *, interval_ms: int = 900, dpi: int = 90, lang: str = "en"
+):
     """An ``IPython.display.HTML`` player for ``schedule`` that works in a static HTML page
-    without a kernel and without network access."""
+    without a kernel and without network access; its frames are labelled in ``lang``."""
     from IPython.display import HTML
 
-    return HTML(animation_html(schedule, interval_ms=interval_ms, dpi=dpi))
+    return HTML(animation_html(schedule, interval_ms=interval_ms, dpi=dpi, lang=lang))

@@ -3,6 +3,10 @@
 A chunk whose data is the sum of several ranks' contributions is drawn as stripes, one per
 contributing rank; a chunk that holds every rank's contribution gets a thick outline. Copies are
 drawn as solid blue arrows, reductions as dashed orange arrows marked "+".
+
+Every drawing takes ``lang`` (a language of the book): its titles, labels and legends are
+marked with ``N_`` and shown in that language, numbers with its decimal separator. Code names
+(collectives, algorithms, ``p=``, ``rank``) stay as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.sim import build_schedule
 from nccl_course.sim.execute import provenance_states
 from nccl_course.sim.layout import required
@@ -34,6 +40,17 @@ MAX_DRAWN_CHUNKS = 64
 # in chromium); a wider PNG is scaled down to it. Text must stay at least MIN_TEXT_PX tall there.
 BOOK_WIDTH_PX = 688
 MIN_TEXT_PX = 10.0
+
+
+def labeller(lang: str):
+    """``say(text, **fields)``: ``text`` (a string marked with ``N_``) in ``lang`` with its
+    ``{field}`` templates filled in, numbers written as ``lang`` writes them (1,5 in Turkish)."""
+    tr = translator(lang)
+
+    def say(text: str, **fields) -> str:
+        return localize_decimals(tr(text, **fields), lang)
+
+    return say
 
 
 def shown_scale(fig) -> float:
@@ -189,11 +206,13 @@ def _draw_arrows(ax, step, centres, box_w, box_h):
             )
 
 
-def _legend(ax, p):
+def _legend(ax, say):
     handles = [
-        Line2D([], [], color=COPY_COLOR, lw=1.3, label="copy"),
-        Line2D([], [], color=REDUCE_COLOR, lw=1.3, ls="--", label="reduce (+)"),
-        Rectangle((0, 0), 1, 1, fill=False, edgecolor="red", lw=1.2, label="written this step"),
+        Line2D([], [], color=COPY_COLOR, lw=1.3, label=say(N_("copy"))),
+        Line2D([], [], color=REDUCE_COLOR, lw=1.3, ls="--", label=say(N_("reduce (+)"))),
+        Rectangle(
+            (0, 0), 1, 1, fill=False, edgecolor="red", lw=1.2, label=say(N_("written this step"))
+        ),
     ]
     ax.legend(
         handles=handles,
@@ -205,9 +224,11 @@ def _legend(ax, p):
     )
 
 
-def draw_schedule_state(ax, schedule: Schedule, states, step: int) -> None:
+def draw_schedule_state(ax, schedule: Schedule, states, step: int, *, lang: str = "en") -> None:
     """Draw the data after ``step`` steps (0 = before any) and the transfers of the next step
-    on ``ax``. ``states``: from :func:`nccl_course.sim.execute.provenance_states`."""
+    on ``ax``, labelled in ``lang``. ``states``: from
+    :func:`nccl_course.sim.execute.provenance_states`."""
+    say = labeller(lang)
     p = schedule.p
     if p > MAX_DRAWN_RANKS:
         raise ValueError(f"too many ranks to draw ({p}); draw at most {MAX_DRAWN_RANKS}")
@@ -226,9 +247,13 @@ def draw_schedule_state(ax, schedule: Schedule, states, step: int) -> None:
     _draw_rank_boxes(ax, schedule, held, contrib, centres, box_w, box_h, written)
     if step < schedule.num_steps:
         _draw_arrows(ax, schedule.steps[step], centres, box_w, box_h)
-        title = f"step {step + 1} of {schedule.num_steps}: transfers (data before the step)"
+        title = say(
+            N_("step {step} of {steps}: transfers (data before the step)"),
+            step=step + 1,
+            steps=schedule.num_steps,
+        )
     else:
-        title = f"after the last step ({schedule.num_steps} steps)"
+        title = say(N_("after the last step ({steps} steps)"), steps=schedule.num_steps)
     name = f"{schedule.collective} / {schedule.algorithm}, p={p}"
     if schedule.chunks > 1:
         name += f", k={schedule.chunks}"
@@ -236,12 +261,12 @@ def draw_schedule_state(ax, schedule: Schedule, states, step: int) -> None:
     lim = scale + box_w
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim - 0.15, lim)
-    _legend(ax, p)
+    _legend(ax, say)
     make_text_readable(ax.figure)
 
 
-def draw_schedule(schedule: Schedule, *, step: int | None = None, ax=None):
-    """A step diagram of ``schedule``.
+def draw_schedule(schedule: Schedule, *, step: int | None = None, ax=None, lang: str = "en"):
+    """A step diagram of ``schedule``, labelled in ``lang``.
 
     ``step=i`` (0-based): the data each rank holds before step i and the transfers of step i;
     ``step=num_steps``: the final data. ``step=None``: an overview of every step, one row per
@@ -255,12 +280,12 @@ def draw_schedule(schedule: Schedule, *, step: int | None = None, ax=None):
             fig, ax = new_figure(figsize=(size, size))
         else:
             fig = ax.figure
-        draw_schedule_state(ax, schedule, provenance_states(schedule), step)
+        draw_schedule_state(ax, schedule, provenance_states(schedule), step, lang=lang)
         return fig
-    return _draw_overview(schedule, ax)
+    return _draw_overview(schedule, ax, labeller(lang))
 
 
-def _draw_overview(schedule: Schedule, ax=None):
+def _draw_overview(schedule: Schedule, ax, say):
     p, steps = schedule.p, schedule.steps
     shown = steps[:60]
     if ax is None:
@@ -295,19 +320,25 @@ def _draw_overview(schedule: Schedule, ax=None):
     ax.set_xlabel("rank")
     ax.set_yticks(range(len(shown)))
     ax.set_yticklabels([str(i + 1) for i in range(len(shown))], fontsize=7)
-    ax.set_ylabel("step")
-    extra = f" (first 60 of {len(steps)} steps)" if len(steps) > 60 else ""
-    ax.set_title(
-        f"{schedule.collective} / {schedule.algorithm}, p={p}: messages per step{extra}\n"
-        "solid blue: copy, dashed orange: reduce",
-        fontsize=9,
-    )
+    ax.set_ylabel(say(N_("step")))
+    name = f"{schedule.collective} / {schedule.algorithm}, p={p}"
+    if len(steps) > len(shown):
+        what = say(
+            N_("{name}: messages per step (first {shown} of {steps} steps)"),
+            name=name,
+            shown=len(shown),
+            steps=len(steps),
+        )
+    else:
+        what = say(N_("{name}: messages per step"), name=name)
+    key = say(N_("solid blue: copy, dashed orange: reduce"))
+    ax.set_title(f"{what}\n{key}", fontsize=9)
     make_text_readable(fig)
     fig.tight_layout()
     return fig
 
 
-def _buffer_grid(ax, held, contrib, needed, p, title, empty="(no output)"):
+def _buffer_grid(ax, held, contrib, needed, p, title, empty):
     """Rows = ranks, cells = the chunks a rank holds (before) or needs (after)."""
     ax.set_title(title, fontsize=9)
     ax.axis("off")
@@ -328,9 +359,12 @@ def _buffer_grid(ax, held, contrib, needed, p, title, empty="(no output)"):
     ax.set_ylim(-0.3, p + 0.1)
 
 
-def draw_before_after(collective: str, p: int, *, algorithm: str | None = None, root: int = 0):
+def draw_before_after(
+    collective: str, p: int, *, algorithm: str | None = None, root: int = 0, lang: str = "en"
+):
     """The data of every rank before and after ``collective`` on ``p`` ranks: each cell is a
-    chunk, coloured by the rank(s) whose input it holds (stripes: a sum). Returns the Figure."""
+    chunk, coloured by the rank(s) whose input it holds (stripes: a sum). Titles in ``lang``.
+    Returns the Figure."""
     if collective not in ALGORITHMS:
         raise ValueError(f"unknown collective {collective!r}; known: {', '.join(ALGORITHMS)}")
     algorithm = algorithm or ALGORITHMS[collective][0]
@@ -340,8 +374,12 @@ def draw_before_after(collective: str, p: int, *, algorithm: str | None = None, 
     held1, contrib1 = states[-1]
     needed = required(collective, p, schedule.chunks, schedule.num_chunks, schedule.root)
     fig, (left, right) = new_figure(1, 2, figsize=(9, 0.45 * p + 1.4))
-    _buffer_grid(left, held0, contrib0, held0, p, f"{collective}: before (inputs)", "(no input)")
-    _buffer_grid(right, held1, contrib1, needed, p, "after (outputs)")
+    say = labeller(lang)
+    before = say(N_("{collective}: before (inputs)"), collective=collective)
+    _buffer_grid(left, held0, contrib0, held0, p, before, say(N_("(no input)")))
+    _buffer_grid(
+        right, held1, contrib1, needed, p, say(N_("after (outputs)")), say(N_("(no output)"))
+    )
     make_text_readable(fig)
     fig.tight_layout()
     return fig

@@ -13,10 +13,15 @@ from nccl_course.viz.plots import plot_algorithm_comparison
 
 
 def schedule_explorer(
-    collective: str = "all_reduce", algorithm: str = "ring", p: int = 4, chunks: int = 1
+    collective: str = "all_reduce",
+    algorithm: str = "ring",
+    p: int = 4,
+    chunks: int = 1,
+    *,
+    lang: str = "en",
 ):
     """Widgets to pick a collective, algorithm, rank count and chunk count and step through the
-    schedule. Returns the widget box."""
+    schedule (the drawing labelled in ``lang``). Returns the widget box."""
     import ipywidgets as w
 
     coll = w.Dropdown(options=list(ALGORITHMS), value=collective, description="collective")
@@ -38,7 +43,7 @@ def schedule_explorer(
     def redraw(*_):
         with out:
             out.clear_output(wait=True)
-            fig = draw_schedule(state["schedule"], step=step.value)
+            fig = draw_schedule(state["schedule"], step=step.value, lang=lang)
             state["shown"] = (state["schedule"], step.value)
             display(fig)
             plt.close(fig)
@@ -58,10 +63,14 @@ def schedule_explorer(
 
 
 def algorithm_comparison_explorer(
-    collective: str = "all_reduce", preset: str = "h100-nvlink", ranks: int | None = None
+    collective: str = "all_reduce",
+    preset: str = "h100-nvlink",
+    ranks: int | None = None,
+    *,
+    lang: str = "en",
 ):
     """Widgets to compare the algorithms of a collective on a preset versus message size, with
-    a rank-count slider. Returns the widget box."""
+    a rank-count slider (the plot labelled in ``lang``). Returns the widget box."""
     import ipywidgets as w
 
     coll = w.Dropdown(
@@ -78,7 +87,7 @@ def algorithm_comparison_explorer(
     def redraw(*_):
         with out:
             out.clear_output(wait=True)
-            fig = plot_algorithm_comparison(coll.value, pre.value, ranks=nranks.value)
+            fig = plot_algorithm_comparison(coll.value, pre.value, ranks=nranks.value, lang=lang)
             state["title"] = fig.axes[0].get_title()
             display(fig)
             plt.close(fig)

@@ -1,5 +1,5 @@
 """Algorithm comparisons on a preset: time and busbw versus message size (log-log), with the
-sizes where the fastest algorithm changes marked."""
+sizes where the fastest algorithm changes marked. Titles and labels in the ``lang`` given."""
 
 from __future__ import annotations
 
@@ -9,20 +9,24 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.model import algorithms_for, crossovers, sweep_times
 from nccl_course.cost.presets import get_preset
+from nccl_course.i18n.interface import N_
+from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.units import format_size
-from nccl_course.viz.drawing import make_text_readable, new_figure
+from nccl_course.viz.drawing import labeller, make_text_readable, new_figure
 
 
-def _plain_log_axes(ax, sizes_on_x: bool = True) -> None:
+def _plain_log_axes(ax, sizes_on_x: bool = True, lang: str = "en") -> None:
     """Log axes with plain tick labels (binary units on a size axis): readable, and much faster
-    to draw than matplotlib's default mathtext labels."""
+    to draw than matplotlib's default mathtext labels. Numbers as ``lang`` writes them."""
     if sizes_on_x:
         ticks = [1024**i for i in range(0, 5)]
         ax.xaxis.set_major_locator(FixedLocator(ticks))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_size(v)))
+        ax.xaxis.set_major_formatter(
+            FuncFormatter(lambda v, _: localize_decimals(format_size(v), lang))
+        )
     else:
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: localize_decimals(f"{v:g}", lang)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: localize_decimals(f"{v:g}", lang)))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
 
@@ -53,9 +57,12 @@ def comparison_data(collective: str, preset, sizes=None, ranks=None, algorithms=
     )
 
 
-def plot_algorithm_comparison(collective: str, preset, sizes=None, ranks=None, algorithms=None):
+def plot_algorithm_comparison(
+    collective: str, preset, sizes=None, ranks=None, algorithms=None, *, lang: str = "en"
+):
     """Two log-log panels, time and busbw versus size, one line per algorithm, with dotted
-    lines where the fastest algorithm changes. Returns the Figure."""
+    lines where the fastest algorithm changes; labelled in ``lang``. Returns the Figure."""
+    say = labeller(lang)
     preset = get_preset(preset)
     data = comparison_data(collective, preset, sizes, ranks, algorithms)
     sizes, p = data["sizes"], data["ranks"]
@@ -69,22 +76,30 @@ def plot_algorithm_comparison(collective: str, preset, sizes=None, ranks=None, a
         for ax in (ax_t, ax_b):
             ax.axvline(size, color="grey", ls=":", lw=1)
         ax_t.annotate(
-            f"{a}\u2192{b}\n{format_size(size)}",
+            f"{a}\u2192{b}\n{localize_decimals(format_size(size), lang)}",
             xy=(size, ax_t.get_ylim()[1]),
             xytext=(3, -4 - 22 * i),  # stacked, so that close switch points stay readable
             textcoords="offset points",
             fontsize=7,
             va="top",
         )
-    ax_t.set_xlabel("size (bytes, nccl-tests convention)")
-    ax_t.set_ylabel("time (us)")
-    ax_b.set_xlabel("size (bytes)")
+    ax_t.set_xlabel(say(N_("size (bytes, nccl-tests convention)")))
+    ax_t.set_ylabel(say(N_("time (us)")))
+    ax_b.set_xlabel(say(N_("size (bytes)")))
     ax_b.set_ylabel("busbw (GB/s)")
-    ax_t.set_title(f"{collective} on {preset.name}, {p} ranks: time", fontsize=9)
-    ax_b.set_title("bus bandwidth (nccl-tests factor)", fontsize=9)
+    ax_t.set_title(
+        say(
+            N_("{collective} on {preset}, {ranks} ranks: time"),
+            collective=collective,
+            preset=preset.name,
+            ranks=p,
+        ),
+        fontsize=9,
+    )
+    ax_b.set_title(say(N_("bus bandwidth (nccl-tests factor)")), fontsize=9)
     for ax in (ax_t, ax_b):
         ax.grid(True, which="major", alpha=0.3)
-        _plain_log_axes(ax)
+        _plain_log_axes(ax, lang=lang)
         ax.set_xlim(sizes[0], sizes[-1])
     ax_t.legend(fontsize=7)
     make_text_readable(fig)
@@ -92,8 +107,12 @@ def plot_algorithm_comparison(collective: str, preset, sizes=None, ranks=None, a
     return fig
 
 
-def plot_time_vs_ranks(collective: str, preset, size_bytes: int, ranks=None, algorithms=None):
-    """Time versus rank count at one size, one line per algorithm (log-log). Returns the Figure."""
+def plot_time_vs_ranks(
+    collective: str, preset, size_bytes: int, ranks=None, algorithms=None, *, lang: str = "en"
+):
+    """Time versus rank count at one size, one line per algorithm (log-log), labelled in
+    ``lang``. Returns the Figure."""
+    say = labeller(lang)
     preset = get_preset(preset)
     ranks = list(ranks or [2, 4, 8, 16, 32, 64])
     algorithms = tuple(algorithms or algorithms_for(collective, preset))
@@ -101,11 +120,15 @@ def plot_time_vs_ranks(collective: str, preset, size_bytes: int, ranks=None, alg
     for algo in algorithms:
         t = [sweep_times(collective, algo, [size_bytes], preset, ranks=p)[0][0] for p in ranks]
         ax.loglog(ranks, np.asarray(t) * 1e6, marker="o", label=algo)
-    ax.set_xlabel("ranks")
-    ax.set_ylabel("time (us)")
-    ax.set_title(f"{collective}, {format_size(size_bytes)} on {preset.name}", fontsize=9)
+    ax.set_xlabel(say(N_("ranks")))
+    ax.set_ylabel(say(N_("time (us)")))
+    title = N_("{collective}, {size} on {preset}")
+    ax.set_title(
+        say(title, collective=collective, size=format_size(size_bytes), preset=preset.name),
+        fontsize=9,
+    )
     ax.grid(True, alpha=0.3)
-    _plain_log_axes(ax, sizes_on_x=False)
+    _plain_log_axes(ax, sizes_on_x=False, lang=lang)
     ax.set_xticks(ranks)
     ax.legend(fontsize=7)
     make_text_readable(fig)

@@ -15,7 +15,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from nccl_course.exam.errors import BadRequest
-from nccl_course.i18n.interface import LANGUAGES, N_, negotiate
+from nccl_course.i18n.interface import N_, negotiate
+from nccl_course.i18n.languages import LANGUAGES
 
 LANGUAGE_COOKIE = "nccl_lang"
 COOKIE_MAX_AGE_S = 365 * 24 * 3600

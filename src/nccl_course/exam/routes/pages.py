@@ -28,13 +28,12 @@ from nccl_course.exam.routes.language import (
 )
 from nccl_course.exam.settings import Settings
 from nccl_course.i18n import html_pages
-from nccl_course.i18n.interface import LANGUAGES, N_, script_strings, translator
+from nccl_course.i18n.interface import N_, script_strings, translator
+from nccl_course.i18n.languages import ENDONYMS, LANGUAGES
 from nccl_course.i18n.numbers import decimal_separator
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 STATIC_URL = "/exam/static/"
-#: Each language's name in itself: what the language switcher shows.
-ENDONYMS = {"en": "English", "tr": "Türkçe"}
 SWITCH_LABEL = N_("Language")
 
 BAD_LANGUAGE_PAGE = """<!doctype html>
