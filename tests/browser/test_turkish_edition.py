@@ -30,6 +30,11 @@ def first_words(markdown: str, n: int = 4) -> str:
     return " ".join(markdown.replace("*", "").replace("`", "").split()[:n])
 
 
+def text_of(locator) -> str:
+    # Sphinx turns straight apostrophes into typographic ones (GPU'nun -> GPU’nun).
+    return locator.inner_text().replace("\u2019", "'")
+
+
 def test_turkish_quiz_feedback_decimal_comma_and_switcher(offline_page, book_url):
     correct, not_quite = TR("Correct."), TR("Not quite.")
     assert correct != "Correct." and not_quite != "Not quite.", "interface.po lacks these"
@@ -44,11 +49,11 @@ def test_turkish_quiz_feedback_decimal_comma_and_switcher(offline_page, book_url
     v = variant(page, "gather-shards-everywhere")
     right = inst.correct_response()
     wrong = next(i for i in range(len(inst.choices)) if i != right)
-    assert first_words(inst.prompt) in v.locator(".nccl-quiz-prompt").inner_text()
+    assert first_words(inst.prompt) in text_of(v.locator(".nccl-quiz-prompt"))
     v.locator(f'input[value="{wrong}"]').check()
     assert check(v).startswith(not_quite)
     shown = v.locator(f'[data-fb="choice-{wrong}"]')
-    assert shown.is_visible() and first_words(inst.choices[wrong].feedback) in shown.inner_text()
+    assert shown.is_visible() and first_words(inst.choices[wrong].feedback) in text_of(shown)
     v.locator(f'input[value="{right}"]').check()
     assert check(v) == correct
     assert (

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from html import escape
 
 import matplotlib.pyplot as plt
@@ -68,6 +69,23 @@ def _version(result, lang: str) -> tuple[str, str]:
     raise TypeError(f"show() needs a Figure or an object with _repr_html_, not {type(result)}")
 
 
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
+
+
+def _once_each_script(html: str) -> str:
+    """``html`` without a second copy of an identical ``<script>``: each language's animation
+    player carries matplotlib's player code, which one copy defines for both."""
+    seen: set[str] = set()
+
+    def keep_first(match: re.Match) -> str:
+        if match.group(0) in seen:
+            return ""
+        seen.add(match.group(0))
+        return match.group(0)
+
+    return _SCRIPT.sub(keep_first, html)
+
+
 class Bilingual:
     """Every language's version of one figure; Jupyter and the book show it as HTML."""
 
@@ -76,7 +94,7 @@ class Bilingual:
         self.text = text
 
     def _repr_html_(self) -> str:
-        body = "".join(self.versions.values())
+        body = _once_each_script("".join(self.versions.values()))
         return f'{_style()}<figure class="{FIGURE_CLASS}">{body}</figure>'
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
