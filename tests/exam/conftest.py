@@ -144,8 +144,9 @@ def settings(tmp_path, quizzes_dir):
     )
 
 
-@pytest.fixture()
-def app(settings):
+def running_app(settings):
+    """The app for ``settings``; its database is closed when the generator ends (a fixture's
+    body: ``yield from running_app(settings)``)."""
     from nccl_course.exam.app import create_app
 
     app = create_app(settings)
@@ -153,8 +154,8 @@ def app(settings):
     app.state.db.dispose()
 
 
-@pytest.fixture()
-def client(app):
+def client_for(app):
+    """A TestClient on ``app`` for the length of a fixture (``yield from client_for(app)``)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -163,6 +164,16 @@ def client(app):
 
     with TestClient(app) as client:
         yield client
+
+
+@pytest.fixture()
+def app(settings):
+    yield from running_app(settings)
+
+
+@pytest.fixture()
+def client(app):
+    yield from client_for(app)
 
 
 class Learner:

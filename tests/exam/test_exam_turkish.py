@@ -36,7 +36,14 @@ from nccl_course.quiz.keys import correct_response
 from nccl_course.quiz.parsing import load_bank
 from nccl_course.quiz.translation import catalog_path
 from nccl_course.quiz.translation import template as bank_template
-from tests.exam.conftest import RAISED_RATE_LIMITS, Learner, keys_of, write_quizzes
+from tests.exam.conftest import (
+    RAISED_RATE_LIMITS,
+    Learner,
+    client_for,
+    keys_of,
+    running_app,
+    write_quizzes,
+)
 from tests.support.smtp_sink import SmtpSink
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,19 +163,12 @@ def tr_settings(tmp_path):
 
 @pytest.fixture()
 def tr_app(tr_settings):
-    app = create_app(tr_settings)
-    yield app
-    app.state.db.dispose()
+    yield from running_app(tr_settings)
 
 
 @pytest.fixture()
 def tr_client(tr_app):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from fastapi.testclient import TestClient
-
-    with TestClient(tr_app) as client:
-        yield client
+    yield from client_for(tr_app)
 
 
 def strings_of(page: str) -> dict:
