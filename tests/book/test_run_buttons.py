@@ -78,7 +78,8 @@ def test_no_links_without_a_github_repository_or_colab_without_the_site_branch()
     assert services == ["Binder", "JupyterHub"]  # Colab reads .ipynb only: needs the site branch
 
 
-def test_configured_build_points_at_the_page(tmp_path):
+def configured_build(tmp_path, language: str = "en"):
+    """A notebook page in a book that names its repository and launch services."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     (src / "sub" / "nb.md").write_text(NOTEBOOK_PAGE)
@@ -88,6 +89,7 @@ def test_configured_build_points_at_the_page(tmp_path):
             f"""
             extensions = ["myst_nb", "nccl_course.book.run_buttons"]
             html_theme = "sphinx_book_theme"
+            language = "{language}"
             nb_execution_mode = "off"
             nccl_notebooks_branch = "gh-pages"
             html_theme_options = {{
@@ -102,6 +104,11 @@ def test_configured_build_points_at_the_page(tmp_path):
     out = tmp_path / "html"
     app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None)
     app.build()
+    return out
+
+
+def test_configured_build_points_at_the_page(tmp_path):
+    out = configured_build(tmp_path)
     page = (out / "sub" / "nb.html").read_text()
     hrefs = set(re.findall(r'href="([^"]+)"', page.replace("&amp;", "&")))
     assert "https://mybinder.org/v2/gh/org/course/main?urlpath=lab/tree/book/sub/nb.md" in hrefs
@@ -115,6 +122,30 @@ def test_configured_build_points_at_the_page(tmp_path):
     # the theme's own launch links (Colab to the .md) are not there, and a plain page has none
     assert not any(h.endswith("nb.md") and "colab" in h for h in hrefs)
     assert "launch-buttons" not in (out / "index.html").read_text()
+    for tooltip in (
+        "Download this page as a Jupyter notebook (.ipynb)",
+        "Run this page yourself",
+        "Open in Binder",
+        "Open in Colab",
+    ):
+        assert tooltip in page, tooltip
+
+
+def test_buttons_speak_turkish_in_the_turkish_edition(tmp_path):
+    out = configured_build(tmp_path, "tr")
+    page = (out / "sub" / "nb.html").read_text(encoding="utf-8")
+    for tooltip in (
+        "Bu sayfayı Jupyter notebook (.ipynb) olarak indir",
+        "Bu sayfayı kendiniz çalıştırın",
+        "Binder ile aç",
+        "JupyterHub ile aç",
+        "Colab ile aç",
+    ):
+        assert tooltip in page, tooltip
+    for english in ("Download this page as", "Run this page yourself", "Open in "):
+        assert english not in page, english
+    hrefs = set(re.findall(r'href="([^"]+)"', page.replace("&amp;", "&")))
+    assert "../_notebooks/sub/nb.ipynb" in hrefs
 
 
 def test_built_book_has_notebooks_and_no_launch_buttons(built_book):

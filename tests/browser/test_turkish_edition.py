@@ -56,9 +56,8 @@ def test_turkish_quiz_feedback_decimal_comma_and_switcher(offline_page, book_url
     assert shown.is_visible() and first_words(inst.choices[wrong].feedback) in text_of(shown)
     v.locator(f'input[value="{right}"]').check()
     assert check(v) == correct
-    assert (
-        first_words(inst.choices[right].feedback)
-        in v.locator(f'[data-fb="choice-{right}"]').inner_text()
+    assert first_words(inst.choices[right].feedback) in text_of(
+        v.locator(f'[data-fb="choice-{right}"]')
     )
 
     # A numeric answer with the Turkish decimal comma (answer 1.75, tolerance 0.005).

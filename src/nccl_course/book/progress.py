@@ -14,6 +14,10 @@ question, and labs marked done. The extension puts into the built pages what tha
 
 Scores are per question (``chapter/question-id``, the quiz bank's chapter and the question's id),
 so a question answered on the page that gathers every quiz counts for its chapter too.
+
+Every text the reader sees is in the page's language (``language`` of the Sphinx build): what this
+extension writes through ``nccl_course.i18n.interface``, and what the script writes through its
+``S()``, from a JSON table of :data:`PAGE_SCRIPT_STRINGS` that a translated page carries.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from nccl_course.i18n.interface import N_, translator
 from nccl_course.quiz.sphinx_directive import QUESTIONS_ATTRIBUTE
 
 STATIC = Path(__file__).parent / "static"
@@ -34,6 +39,64 @@ JS_FILE = "nccl-progress.js"
 CSS_FILE = "nccl-progress.css"
 META_NAME = "nccl-progress-doc"
 LAB_MARKER = "lab.yaml"  # a lab is a folder labs/NN-name/ with this file (nccl_course.labs)
+STRINGS_CLASS = "nccl-progress-strings"
+# What static/nccl-progress.js writes into the page (its S() calls); a translated page carries
+# them in its language as JSON (<script class="nccl-progress-strings">).
+PAGE_SCRIPT_STRINGS = (
+    N_('"{name}" must be an object'),
+    N_('"{name}" has more than {count} entries'),
+    N_('"{name}" has an entry with a bad name: {key}'),
+    N_('"{name}" entry {key} must be a time such as {example}'),
+    N_('"{name}" entry {key} must be a score from 0 to 1'),
+    N_("the file does not hold a JSON object"),
+    N_('this is not an nccl-course progress file (no "format": "{format}")'),
+    N_("unknown version {version} (this page reads version {expected})"),
+    N_("unexpected field {name}"),
+    N_('"exported" must be a time such as {example}'),
+    N_('"last" must be null or {"doc": a page name, "title": its title}'),
+    N_("{value} %"),
+    N_("Marked done (kept in this browser)."),
+    N_("Marked not done."),
+    N_("This browser does not let the page store anything; progress is not kept."),
+    N_("visited"),
+    N_("{answered} of {total} answered, score {score}"),
+    N_("{answered} of {total} answered"),
+    N_("done"),
+    N_("not yet"),
+    N_(
+        "Visited {visited} of {pages} pages; practice questions answered: {answered} of "
+        "{questions} (score {score}, best answer per question); labs done: {labs_done} of {labs}."
+    ),
+    N_("This browser does not let the page store anything, so progress is not kept."),
+    N_("Exported to {file}."),
+    N_("Not imported: {why}. Nothing was changed."),
+    N_("the file is larger than 1 MiB"),
+    N_("the file is not JSON ({error})"),
+    N_("this browser does not let the page store anything"),
+    N_("Imported: {pages} pages visited, {questions} questions answered, {labs} labs done."),
+    N_("the file could not be read"),
+    N_(
+        "Clear your progress in this browser (pages visited, quiz scores, labs done)? This "
+        "cannot be undone; export it first to keep a copy."
+    ),
+    N_("Nothing was cleared."),
+    N_("Progress cleared."),
+)
+
+
+def page_language(config) -> str:
+    """The language of the pages being built ("en" or "tr")."""
+    return config.language or "en"
+
+
+def strings_script(language: str) -> str:
+    """The script's strings in ``language`` as JSON, for a translated page ("" for English)."""
+    if language == "en":
+        return ""
+    table = json.dumps(
+        {"strings": translator(language).table(PAGE_SCRIPT_STRINGS)}, ensure_ascii=False
+    ).replace("</", "<\\/")
+    return f'<script type="application/json" class="{STRINGS_CLASS}">{table}</script>'
 
 
 class progress_table(nodes.General, nodes.Element):
@@ -58,11 +121,17 @@ class ContinueDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        markup = (
-            '<p class="nccl-progress-continue" hidden>Continue where you left off: '
-            '<a class="nccl-progress-continue-link" href="#"></a></p>'
-        )
-        return [nodes.raw("", markup, format="html")]
+        return [nodes.raw("", continue_markup(page_language(self.env.config)), format="html")]
+
+
+def continue_markup(language: str) -> str:
+    """The "continue where you left off" paragraph; the script fills in the link."""
+    _ = translator(language)
+    return (
+        f'<p class="nccl-progress-continue" hidden>'
+        f"{html.escape(_(N_('Continue where you left off:')))} "
+        '<a class="nccl-progress-continue-link" href="#"></a></p>'
+    )
 
 
 def is_lab_page(app: Sphinx, docname: str) -> bool:
@@ -133,12 +202,18 @@ def _title(env, docname: str) -> str:
 
 def _table_markup(app: Sphinx, fromdoc: str) -> str:
     env = app.env
+    language = page_language(app.config)
+    _ = translator(language)
     questions = getattr(env, "nccl_progress_questions", {})
-    out = ['<div class="nccl-progress" data-state="loading">']
+    nojs = _(N_("Your progress is kept by your browser; turn on JavaScript to see it."))
+    out = ['<div class="nccl-progress" data-state="loading">', strings_script(language)]
     out.append(
         '<p class="nccl-progress-summary" role="status"></p>'
-        '<p class="nccl-progress-nojs">Your progress is kept by your browser; turn on '
-        "JavaScript to see it.</p>"
+        f'<p class="nccl-progress-nojs">{html.escape(nojs)}</p>'
+    )
+    headers = "".join(
+        f"<th>{html.escape(_(h))}</th>"
+        for h in (N_("Page"), N_("Visited"), N_("Practice quiz"), N_("Lab"))
     )
     for caption, pages in toc_parts(env):
         pages = [d for d in pages if d != fromdoc]
@@ -146,10 +221,7 @@ def _table_markup(app: Sphinx, fromdoc: str) -> str:
             continue
         if caption:
             out.append(f'<h2 class="nccl-progress-part">{html.escape(caption)}</h2>')
-        out.append(
-            '<table class="nccl-progress-table"><thead><tr><th>Page</th><th>Visited</th>'
-            "<th>Practice quiz</th><th>Lab</th></tr></thead><tbody>"
-        )
+        out.append(f'<table class="nccl-progress-table"><thead><tr>{headers}</tr></thead><tbody>')
         for doc in pages:
             uri = app.builder.get_relative_uri(fromdoc, doc)
             qids = json.dumps(questions.get(doc, []))
@@ -164,24 +236,34 @@ def _table_markup(app: Sphinx, fromdoc: str) -> str:
         out.append("</tbody></table>")
     out.append(
         '<div class="nccl-progress-actions">'
-        '<button type="button" class="nccl-progress-export">Export progress (JSON)</button> '
-        '<label class="nccl-progress-import-label">Import progress from a file '
+        '<button type="button" class="nccl-progress-export">'
+        f"{html.escape(_(N_('Export progress (JSON)')))}</button> "
+        '<label class="nccl-progress-import-label">'
+        f"{html.escape(_(N_('Import progress from a file')))} "
         '<input type="file" class="nccl-progress-import" accept=".json,application/json">'
         "</label> "
-        '<button type="button" class="nccl-progress-clear">Clear progress</button>'
+        '<button type="button" class="nccl-progress-clear">'
+        f"{html.escape(_(N_('Clear progress')))}</button>"
         '<p class="nccl-progress-message" role="status" aria-live="polite"></p></div>'
     )
     out.append("</div>")
     return "".join(out)
 
 
-def _lab_control(docname: str) -> nodes.raw:
-    markup = (
+def lab_control_markup(docname: str, language: str) -> str:
+    """The "mark this lab done" checkbox of a lab page (with the script's strings)."""
+    _ = translator(language)
+    return (
         f'<div class="nccl-progress-lab-control" data-doc="{html.escape(docname)}">'
+        f"{strings_script(language)}"
         '<label><input type="checkbox" class="nccl-progress-lab-done"> '
-        "Mark this lab done</label>"
+        f"{html.escape(_(N_('Mark this lab done')))}</label>"
         '<span class="nccl-progress-lab-note" role="status"></span></div>'
     )
+
+
+def _lab_control(app: Sphinx, docname: str) -> nodes.raw:
+    markup = lab_control_markup(docname, page_language(app.config))
     return nodes.raw("", markup, format="html")
 
 
@@ -196,7 +278,7 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         if section is not None:
             title = next(iter(section.findall(nodes.title)), None)
             where = section.index(title) + 1 if title is not None else 0
-            section.insert(where, _lab_control(docname))
+            section.insert(where, _lab_control(app, docname))
 
 
 def _meta(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

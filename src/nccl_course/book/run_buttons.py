@@ -17,7 +17,8 @@ header). For each one this extension
 sphinx-book-theme would also build launch links from the same settings, but for a markdown page
 its Colab link names the ``.md`` file, which Colab cannot open (it reads notebooks only:
 https://github.com/executablebooks/sphinx-book-theme/issues/107). The settings are therefore taken
-from the theme's options at start-up and the buttons made here.
+from the theme's options at start-up and the buttons made here. Their tooltips are in the page's
+language (``language`` of the Sphinx build, through ``nccl_course.i18n.interface``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from urllib.parse import quote, urlencode
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
+
+from nccl_course.i18n.interface import N_, translator
 
 NOTEBOOK_DIR = "_notebooks"
 # Jupyter Book's own default repository (default_config.yml); it means "none set".
@@ -118,6 +121,7 @@ def _add_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, d
         return
     source = Path(app.env.doc2path(pagename))
     write_notebook(source, Path(app.outdir) / NOTEBOOK_DIR / f"{pagename}.ipynb")
+    _ = translator(app.config.language or "en")
     buttons = context.setdefault("header_buttons", [])
     pathto = context["pathto"]
     buttons.insert(
@@ -125,7 +129,7 @@ def _add_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, d
         {
             "type": "link",
             "url": pathto(f"{NOTEBOOK_DIR}/{pagename}.ipynb", 1),
-            "tooltip": "Download this page as a Jupyter notebook (.ipynb)",
+            "tooltip": _(N_("Download this page as a Jupyter notebook (.ipynb)")),
             "icon": "fas fa-file-arrow-down",
             "label": "download-ipynb-button",
         },
@@ -145,11 +149,16 @@ def _add_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, d
             1,
             {
                 "type": "group",
-                "tooltip": "Run this page yourself",
+                "tooltip": _(N_("Run this page yourself")),
                 "icon": "fas fa-rocket",
                 "label": "launch-buttons",
                 "buttons": [
-                    {"type": "link", "text": service, "tooltip": f"Open in {service}", "url": url}
+                    {
+                        "type": "link",
+                        "text": service,
+                        "tooltip": _(N_("Open in {service}"), service=service),
+                        "url": url,
+                    }
                     for service, url in links
                 ],
             },

@@ -73,9 +73,14 @@ class Translator:
         return {t: self(t) for t in texts}
 
 
+def catalog_path(language: str, locale_dir: Path | None = None) -> Path:
+    """The interface catalog of ``language`` (a build that uses it depends on this file)."""
+    return Path(locale_dir or LOCALE_DIR) / language / "LC_MESSAGES" / f"{INTERFACE_DOMAIN}.po"
+
+
 @functools.lru_cache(maxsize=8)
 def _messages(language: str, locale_dir: str) -> dict[str, str]:
-    path = Path(locale_dir) / language / "LC_MESSAGES" / f"{INTERFACE_DOMAIN}.po"
+    path = catalog_path(language, Path(locale_dir))
     if not path.exists():
         return {}
     return {

@@ -28,6 +28,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.model import BankError, QuestionInstance
@@ -187,6 +188,9 @@ class QuizDirective(SphinxDirective):
             return bank
         locale_dir = Path(self.env.srcdir) / "locales"
         self.env.note_dependency(str(catalog_path(locale_dir, self.language, bank.chapter)))
+        # The page's buttons and messages come from the interface catalog: re-read the page
+        # when it changes.
+        self.env.note_dependency(str(interface_catalog_path(self.language)))
         try:
             return translate_bank(bank, self.language, locale_dir)
         except MissingTranslation as exc:

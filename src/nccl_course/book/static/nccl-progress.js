@@ -10,6 +10,9 @@
  *     "last": { "doc": docname, "title": page title } or null,
  *     "quiz": { "chapter/question-id": best score, 0 to 1 },
  *     "labs": { docname: ISO time it was marked done } }
+ * What the script writes into the page goes through S(): a translated page carries its
+ * strings in its language as JSON (<script class="nccl-progress-strings">, written by
+ * nccl_course.book.progress); the English keys are the fallback.
  * Also loadable in Node (module.exports) so the validator can be tested alone. */
 (function (root) {
   "use strict";
@@ -23,6 +26,24 @@
   var QUESTION_RE = /^[A-Za-z0-9_.\-]{1,100}\/[A-Za-z0-9_.\-]{1,100}$/;
   var TIME_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
   var TOP_KEYS = ["format", "version", "exported", "visited", "last", "quiz", "labs"];
+  var TIME_EXAMPLE = "2026-01-31T12:00:00Z";
+
+  // The page's interface strings in its language; the English keys are the fallback.
+  var STRINGS = {};
+
+  function S(text, fields) {
+    var out = Object.prototype.hasOwnProperty.call(STRINGS, text) ? STRINGS[text] : text;
+    if (fields) {
+      out = out.replace(/\{(\w+)\}/g, function (m, name) {
+        return Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m;
+      });
+    }
+    return out;
+  }
+
+  function useStrings(table) {
+    STRINGS = table && typeof table === "object" ? table : {};
+  }
 
   function empty() {
     return { format: FORMAT, version: VERSION, visited: {}, last: null, quiz: {}, labs: {} };
@@ -36,40 +57,51 @@
     return typeof doc === "string" && DOC_RE.test(doc) && doc.split("/").indexOf("..") < 0;
   }
 
-  function checkMap(data, name, keyOk, valueOk, what) {
+  // `badValue(name, key)`: the sentence for an entry whose value is wrong.
+  function checkMap(data, name, keyOk, valueOk, badValue) {
     var map = data[name];
-    if (!isPlainObject(map)) return '"' + name + '" must be an object';
+    if (!isPlainObject(map)) return S("\"{name}\" must be an object", { name: name });
     var keys = Object.keys(map);
-    if (keys.length > MAX_ENTRIES) return '"' + name + '" has more than ' + MAX_ENTRIES + " entries";
+    if (keys.length > MAX_ENTRIES) return S("\"{name}\" has more than {count} entries", { name: name, count: MAX_ENTRIES });
     for (var i = 0; i < keys.length; i++) {
-      if (!keyOk(keys[i])) return '"' + name + '" has an entry with a bad name: ' + JSON.stringify(keys[i].slice(0, 80));
-      if (!valueOk(map[keys[i]])) return '"' + name + '" entry ' + JSON.stringify(keys[i]) + " must be " + what;
+      if (!keyOk(keys[i])) return S("\"{name}\" has an entry with a bad name: {key}", { name: name, key: JSON.stringify(keys[i].slice(0, 80)) });
+      if (!valueOk(map[keys[i]])) return badValue(name, JSON.stringify(keys[i]));
     }
     return null;
+  }
+
+  function notATime(name, key) {
+    return S("\"{name}\" entry {key} must be a time such as {example}", { name: name, key: key, example: TIME_EXAMPLE });
+  }
+
+  function notAScore(name, key) {
+    return S("\"{name}\" entry {key} must be a score from 0 to 1", { name: name, key: key });
   }
 
   /* Why `data` is not a progress record (a sentence), or null if it is one. Checks everything
    * before anything is used, so an import is applied whole or not at all. */
   function problem(data) {
-    if (!isPlainObject(data)) return "the file does not hold a JSON object";
-    if (data.format !== FORMAT) return 'this is not an nccl-course progress file (no "format": "' + FORMAT + '")';
-    if (data.version !== VERSION) return "unknown version " + JSON.stringify(data.version) + " (this page reads version " + VERSION + ")";
+    if (!isPlainObject(data)) return S("the file does not hold a JSON object");
+    if (data.format !== FORMAT) return S("this is not an nccl-course progress file (no \"format\": \"{format}\")", { format: FORMAT });
+    if (data.version !== VERSION) {
+      return S("unknown version {version} (this page reads version {expected})", { version: JSON.stringify(data.version), expected: VERSION });
+    }
     var extra = Object.keys(data).filter(function (k) { return TOP_KEYS.indexOf(k) < 0; });
-    if (extra.length) return "unexpected field " + JSON.stringify(extra[0].slice(0, 80));
+    if (extra.length) return S("unexpected field {name}", { name: JSON.stringify(extra[0].slice(0, 80)) });
     if ("exported" in data && !(typeof data.exported === "string" && TIME_RE.test(data.exported))) {
-      return '"exported" must be a time such as 2026-01-31T12:00:00Z';
+      return S("\"exported\" must be a time such as {example}", { example: TIME_EXAMPLE });
     }
     var isTime = function (v) { return typeof v === "string" && TIME_RE.test(v); };
     var isScore = function (v) { return typeof v === "number" && isFinite(v) && v >= 0 && v <= 1; };
-    var why = checkMap(data, "visited", validDoc, isTime, "a time such as 2026-01-31T12:00:00Z") ||
-      checkMap(data, "quiz", function (k) { return QUESTION_RE.test(k); }, isScore, "a score from 0 to 1") ||
-      checkMap(data, "labs", validDoc, isTime, "a time such as 2026-01-31T12:00:00Z");
+    var why = checkMap(data, "visited", validDoc, isTime, notATime) ||
+      checkMap(data, "quiz", function (k) { return QUESTION_RE.test(k); }, isScore, notAScore) ||
+      checkMap(data, "labs", validDoc, isTime, notATime);
     if (why) return why;
     var last = data.last;
     if (last !== null && !(isPlainObject(last) && validDoc(last.doc) &&
         typeof last.title === "string" && last.title.length <= 300 &&
         Object.keys(last).length === 2)) {
-      return '"last" must be null or {"doc": a page name, "title": its title}';
+      return S("\"last\" must be null or {\"doc\": a page name, \"title\": its title}");
     }
     return null;
   }
@@ -83,7 +115,12 @@
     return out;
   }
 
-  var api = { problem: problem, empty: empty, FORMAT: FORMAT, VERSION: VERSION };
+  // "50 %" in English, "%50" in Turkish: the page's table says how ("{value} %").
+  function percent(x) {
+    return S("{value} %", { value: Math.round(x * 100) });
+  }
+
+  var api = { problem: problem, empty: empty, percent: percent, S: S, useStrings: useStrings, FORMAT: FORMAT, VERSION: VERSION };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   root.NcclProgress = api;
 
@@ -91,6 +128,17 @@
   if (typeof document === "undefined") return;
 
   var storageWorks = true;
+
+  // The table is in the page's body: read it once the document is parsed.
+  function readStrings() {
+    var table = document.querySelector("script.nccl-progress-strings");
+    if (!table) return;
+    try {
+      useStrings(JSON.parse(table.textContent).strings);
+    } catch (err) {
+      useStrings({});
+    }
+  }
 
   function load() {
     var text = null;
@@ -171,8 +219,8 @@
       input.addEventListener("change", function () {
         if (input.checked) state.labs[doc] = now(); else delete state.labs[doc];
         var ok = save(state);
-        note.textContent = ok ? (input.checked ? " Marked done (kept in this browser)." : " Marked not done.")
-          : " This browser does not let the page store anything; progress is not kept.";
+        note.textContent = " " + (ok ? (input.checked ? S("Marked done (kept in this browser).") : S("Marked not done."))
+          : S("This browser does not let the page store anything; progress is not kept."));
       });
     });
   }
@@ -191,10 +239,6 @@
     });
   }
 
-  function percent(x) {
-    return Math.round(x * 100) + " %";
-  }
-
   function renderTable() {
     var box = document.querySelector(".nccl-progress");
     if (!box) return;
@@ -206,7 +250,7 @@
       var seen = Object.prototype.hasOwnProperty.call(state.visited, doc);
       pages += 1;
       if (seen) visited += 1;
-      row.querySelector(".nccl-progress-visited").textContent = seen ? "✓ visited" : "—";
+      row.querySelector(".nccl-progress-visited").textContent = seen ? "✓ " + S("visited") : "—";
       var quizCell = row.querySelector(".nccl-progress-quiz");
       if (qids.length) {
         var mine = qids.filter(function (q) { return Object.prototype.hasOwnProperty.call(state.quiz, q); });
@@ -214,8 +258,9 @@
         questions += qids.length;
         answered += mine.length;
         points += sum;
-        quizCell.textContent = mine.length ? mine.length + " of " + qids.length + " answered, score " + percent(sum / qids.length)
-          : "0 of " + qids.length + " answered";
+        quizCell.textContent = mine.length
+          ? S("{answered} of {total} answered, score {score}", { answered: mine.length, total: qids.length, score: percent(sum / qids.length) })
+          : S("{answered} of {total} answered", { answered: 0, total: qids.length });
       } else {
         quizCell.textContent = "";
       }
@@ -224,15 +269,16 @@
         labs += 1;
         var done = Object.prototype.hasOwnProperty.call(state.labs, doc);
         if (done) labsDone += 1;
-        labCell.textContent = done ? "✓ done" : "not yet";
+        labCell.textContent = done ? "✓ " + S("done") : S("not yet");
       } else {
         labCell.textContent = "";
       }
     });
-    var summary = "Visited " + visited + " of " + pages + " pages; practice questions answered: " +
-      answered + " of " + questions + " (score " + percent(questions ? points / questions : 0) +
-      ", best answer per question); labs done: " + labsDone + " of " + labs + ".";
-    if (!storageWorks) summary += " This browser does not let the page store anything, so progress is not kept.";
+    var summary = S("Visited {visited} of {pages} pages; practice questions answered: {answered} of {questions} (score {score}, best answer per question); labs done: {labs_done} of {labs}.", {
+      visited: visited, pages: pages, answered: answered, questions: questions,
+      score: percent(questions ? points / questions : 0), labs_done: labsDone, labs: labs,
+    });
+    if (!storageWorks) summary += " " + S("This browser does not let the page store anything, so progress is not kept.");
     box.querySelector(".nccl-progress-summary").textContent = summary;
     box.setAttribute("data-state", "ready");
   }
@@ -254,7 +300,7 @@
     a.click();
     a.remove();
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 10000);
-    message("Exported to nccl-course-progress.json.", "ok");
+    message(S("Exported to {file}.", { file: a.download }), "ok");
   }
 
   function importFile(input) {
@@ -262,10 +308,10 @@
     input.value = "";
     if (!file) return;
     var refuse = function (why) {
-      message("Not imported: " + why + ". Nothing was changed.", "bad");
+      message(S("Not imported: {why}. Nothing was changed.", { why: why }), "bad");
     };
     if (file.size > MAX_FILE_BYTES) {
-      refuse("the file is larger than 1 MiB");
+      refuse(S("the file is larger than 1 MiB"));
       return;
     }
     file.text().then(function (text) {
@@ -273,7 +319,7 @@
       try {
         data = JSON.parse(text);
       } catch (err) {
-        refuse("the file is not JSON (" + err.message + ")");
+        refuse(S("the file is not JSON ({error})", { error: err.message }));
         return;
       }
       var why = problem(data);
@@ -283,22 +329,24 @@
       }
       var next = copy(data);
       if (!save(next)) {
-        refuse("this browser does not let the page store anything");
+        refuse(S("this browser does not let the page store anything"));
         return;
       }
       state = next;
       renderTable();
-      message("Imported: " + Object.keys(state.visited).length + " pages visited, " +
-        Object.keys(state.quiz).length + " questions answered, " +
-        Object.keys(state.labs).length + " labs done.", "ok");
+      message(S("Imported: {pages} pages visited, {questions} questions answered, {labs} labs done.", {
+        pages: Object.keys(state.visited).length,
+        questions: Object.keys(state.quiz).length,
+        labs: Object.keys(state.labs).length,
+      }), "ok");
     }, function () {
-      refuse("the file could not be read");
+      refuse(S("the file could not be read"));
     });
   }
 
   function clearAll() {
-    if (!root.confirm("Clear your progress in this browser (pages visited, quiz scores, labs done)? This cannot be undone; export it first to keep a copy.")) {
-      message("Nothing was cleared.");
+    if (!root.confirm(S("Clear your progress in this browser (pages visited, quiz scores, labs done)? This cannot be undone; export it first to keep a copy."))) {
+      message(S("Nothing was cleared."));
       return;
     }
     try {
@@ -308,7 +356,7 @@
     }
     state = empty();
     renderTable();
-    message("Progress cleared.", "ok");
+    message(S("Progress cleared."), "ok");
   }
 
   function initProgressPage() {
@@ -322,6 +370,7 @@
   }
 
   function init() {
+    readStrings();
     recordVisit();
     initLabControl();
     initContinue();

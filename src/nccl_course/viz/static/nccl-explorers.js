@@ -1,9 +1,39 @@
 /* The book's in-page cost-model explorers (the {cost-explorer} directive): controls, uPlot
  * charts and tables over cost-model.js, computed in the browser with no kernel or network.
  * Every number shown is also in a data-* attribute at full precision, so tests can compare it
- * with the Python package. */
+ * with the Python package. What the explorers write goes through S(): a translated page carries
+ * its strings and its decimal separator as JSON (<script class="nccl-explorer-strings">, written by
+ * nccl_course.viz.sphinx_explorers); the English keys are the fallback. Names of collectives,
+ * algorithms, protocols, presets and models are the same in every language. */
 (function () {
   "use strict";
+
+  let STRINGS = {};
+  let DECIMAL = ".";
+
+  function S(text, fields) {
+    let out = Object.prototype.hasOwnProperty.call(STRINGS, text) ? STRINGS[text] : text;
+    if (fields) {
+      out = out.replace(/\{(\w+)\}/g, (m, name) => (Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m));
+    }
+    return out;
+  }
+
+  function readStrings() {
+    const table = document.querySelector("script.nccl-explorer-strings");
+    if (!table) return;
+    try {
+      const page = JSON.parse(table.textContent);
+      STRINGS = page.strings || {};
+      DECIMAL = page.decimal || ".";
+    } catch (err) {
+      STRINGS = {};
+      DECIMAL = ".";
+    }
+  }
+
+  // A number as the page's language writes it: "1.5" in English, "1,5" in Turkish.
+  const localNumber = (text) => (DECIMAL === "." ? text : text.replace(/(\d)\.(\d)/g, `$1${DECIMAL}$2`));
 
   const KIB = 1024;
   const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -16,9 +46,9 @@
       v /= KIB;
       i += 1;
     }
-    return `${Number.isInteger(v) ? v : v.toPrecision(3)} ${UNITS[i]}`;
+    return `${Number.isInteger(v) ? v : localNumber(v.toPrecision(3))} ${UNITS[i]}`;
   }
-  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : Number(x.toPrecision(digits)).toString());
+  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : localNumber(Number(x.toPrecision(digits)).toString()));
   const us = (s) => fmt(s * 1e6);
 
   function el(tag, attrs = {}, children = []) {
@@ -125,10 +155,10 @@
     const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
     const collectives = Object.keys(m.data.model.algorithms).filter((c) => c !== "barrier");
-    const coll = control(ctrl, "collective", "collective", collectives, opts.collective || "all_reduce", redraw);
-    const pre = control(ctrl, "preset", "preset", Object.keys(m.presets), opts.preset || "h100-nvlink", onPreset);
-    const ranks = control(ctrl, "ranks", "ranks", m.data.model.rankChoices, opts.ranks || m.presets[pre.value].ranks, redraw);
-    const size = control(ctrl, "size", "size", sizeChoices(), opts.size || 2 ** 20 * 64, redraw);
+    const coll = control(ctrl, "collective", S("collective"), collectives, opts.collective || "all_reduce", redraw);
+    const pre = control(ctrl, "preset", S("preset"), Object.keys(m.presets), opts.preset || "h100-nvlink", onPreset);
+    const ranks = control(ctrl, "ranks", S("ranks"), m.data.model.rankChoices, opts.ranks || m.presets[pre.value].ranks, redraw);
+    const size = control(ctrl, "size", S("size"), sizeChoices(), opts.size || 2 ** 20 * 64, redraw);
     let plotsMade = [];
     function onPreset() {
       ranks.value = String(m.presets[pre.value].ranks);
@@ -150,8 +180,8 @@
       const marks = d.switches.map(([x, a, b]) => [x, `${a}\u2192${b}`]);
       const ncclMarks = [];
       if (nccl) {
-        timeSeries.push({ label: "NCCL's estimate", values: picks.map((q) => q.time_s * 1e6), color: "#000", dash: [6, 4], width: 2 });
-        busSeries.push({ label: "NCCL's estimate", values: picks.map((q) => q.busbw_GBps), color: "#000", dash: [6, 4], width: 2 });
+        timeSeries.push({ label: S("NCCL's estimate"), values: picks.map((q) => q.time_s * 1e6), color: "#000", dash: [6, 4], width: 2 });
+        busSeries.push({ label: S("NCCL's estimate"), values: picks.map((q) => q.busbw_GBps), color: "#000", dash: [6, 4], width: 2 });
         picks.forEach((q, i) => {
           const label = `${q.algorithm}/${q.protocol}`;
           if (i === 0 || label !== `${picks[i - 1].algorithm}/${picks[i - 1].protocol}`) ncclMarks.push([d.sizes[i], `NCCL: ${label}`]);
@@ -161,27 +191,27 @@
       const b = el("div", { class: "nccl-explorer-plot", "data-plot": "busbw" });
       plots.append(a, b);
       plotsMade = [
-        chart(a, `${c} on ${pre.value}, ${p} ranks: time`, "size", "time (us)", d.sizes, timeSeries, { marks: marks.concat(ncclMarks, [[s, "\u25bc size below"]]) }),
-        chart(b, "bus bandwidth (nccl-tests factor)", "size", "busbw (GB/s)", d.sizes, busSeries, { marks: marks.concat([[s, "\u25bc"]]) }),
+        chart(a, S("{collective} on {preset}, {ranks} ranks: time", { collective: c, preset: pre.value, ranks: p }), S("size"), S("time (us)"), d.sizes, timeSeries, { marks: marks.concat(ncclMarks, [[s, "\u25bc " + S("size below")]]) }),
+        chart(b, S("bus bandwidth (nccl-tests factor)"), S("size"), "busbw (GB/s)", d.sizes, busSeries, { marks: marks.concat([[s, "\u25bc"]]) }),
       ];
       const best = m.predict(c, s, pre.value, { ranks: p });
       const rows = algos.map((algo) => {
         const q = m.predict(c, s, pre.value, { ranks: p, algorithm: algo });
         return {
           attrs: { "data-algorithm": algo, "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), "data-chunks": String(q.chunks) },
-          cells: [algo + (algo === best.algorithm ? " (fastest)" : ""), us(q.time_s), fmt(q.algbw_GBps), fmt(q.busbw_GBps), String(q.chunks)],
+          cells: [algo === best.algorithm ? S("{algorithm} (fastest)", { algorithm: algo }) : algo, us(q.time_s), fmt(q.algbw_GBps), fmt(q.busbw_GBps), String(q.chunks)],
         };
       });
       const parts = [
-        el("p", { class: "nccl-explorer-summary", "data-algorithm": best.algorithm, "data-time-s": String(best.time_s), "data-busbw-gbps": String(best.busbw_GBps), text: `${c} of ${formatSize(s)} on ${p} ranks of ${pre.value}: fastest ${best.algorithm}, ${us(best.time_s)} us, busbw ${fmt(best.busbw_GBps)} GB/s.` }),
-        table(["algorithm", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "pipeline depth"], rows),
-        el("p", { class: "nccl-explorer-switches", text: d.switches.length ? `The fastest changes: ${d.switches.map(([x, f, t]) => `${f} \u2192 ${t} at ${formatSize(x)}`).join("; ")}.` : `${d.best[0]} is fastest at every size.` }),
+        el("p", { class: "nccl-explorer-summary", "data-algorithm": best.algorithm, "data-time-s": String(best.time_s), "data-busbw-gbps": String(best.busbw_GBps), text: S("{collective} of {size} on {ranks} ranks of {preset}: fastest {algorithm}, {time} us, busbw {busbw} GB/s.", { collective: c, size: formatSize(s), ranks: p, preset: pre.value, algorithm: best.algorithm, time: us(best.time_s), busbw: fmt(best.busbw_GBps) }) }),
+        table([S("algorithm"), S("time (us)"), "algbw (GB/s)", "busbw (GB/s)", S("pipeline depth")], rows),
+        el("p", { class: "nccl-explorer-switches", text: d.switches.length ? S("The fastest changes: {changes}.", { changes: d.switches.map(([x, f, t]) => S("{from} \u2192 {to} at {size}", { from: f, to: t, size: formatSize(x) })).join("; ") }) : S("{algorithm} is fastest at every size.", { algorithm: d.best[0] }) }),
       ];
       if (nccl) {
         const q = m.nccl.predict(c, s, pre.value, { ranks: p });
-        parts.push(el("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text: `NCCL ${m.nccl.version}'s tuner picks ${q.algorithm}/${q.protocol} on ${q.channels} channels: ${us(q.time_s)} us, busbw ${fmt(q.busbw_GBps)} GB/s (its estimate, dashed).` }));
+        parts.push(el("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text: S("{library}'s tuner picks {algorithm}/{protocol} on {channels} channels: {time} us, busbw {busbw} GB/s (its estimate, dashed).", { library: `NCCL ${m.nccl.version}`, algorithm: q.algorithm, protocol: q.protocol, channels: q.channels, time: us(q.time_s), busbw: fmt(q.busbw_GBps) }) }));
       } else {
-        parts.push(el("p", { class: "nccl-explorer-nccl", text: "NCCL's tuner model does not cover this collective or rank count." }));
+        parts.push(el("p", { class: "nccl-explorer-nccl", text: S("NCCL's tuner model does not cover this collective or rank count.") }));
       }
       out.replaceChildren(...parts);
       root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p, size: s });
@@ -196,9 +226,9 @@
     const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
     const presets = Object.keys(m.presets).filter((p) => m.nccl.ranks(p).length);
-    const coll = control(ctrl, "collective", "collective", m.nccl.collectives(), opts.collective || "all_reduce", redraw);
-    const pre = control(ctrl, "preset", "preset", presets, opts.preset || "h100-nvls", onPreset);
-    const ranks = control(ctrl, "ranks", "ranks", m.nccl.ranks(pre.value), opts.ranks || m.presets[pre.value].ranks, redraw);
+    const coll = control(ctrl, "collective", S("collective"), m.nccl.collectives(), opts.collective || "all_reduce", redraw);
+    const pre = control(ctrl, "preset", S("preset"), presets, opts.preset || "h100-nvls", onPreset);
+    const ranks = control(ctrl, "ranks", S("ranks"), m.nccl.ranks(pre.value), opts.ranks || m.presets[pre.value].ranks, redraw);
     let plot = null;
     function onPreset() {
       setOptions(ranks, m.nccl.ranks(pre.value), m.presets[pre.value].ranks);
@@ -217,7 +247,7 @@
       });
       const host = el("div", { class: "nccl-explorer-plot", "data-plot": "nccl" });
       plots.replaceChildren(host);
-      plot = chart(host, `NCCL's pick for ${c} on ${pre.value}, ${p} ranks`, "size", "busbw (GB/s)", sizes, [{ label: "busbw of NCCL's pick", values: picks.map((q) => q.busbw_GBps), color: "#000" }], { marks });
+      plot = chart(host, S("NCCL's pick for {collective} on {preset}, {ranks} ranks", { collective: c, preset: pre.value, ranks: p }), S("size"), "busbw (GB/s)", sizes, [{ label: S("busbw of NCCL's pick"), values: picks.map((q) => q.busbw_GBps), color: "#000" }], { marks });
       const rows = sizeChoices().map(([s, text]) => {
         const q = m.nccl.predict(c, s, pre.value, { ranks: p });
         return {
@@ -225,7 +255,7 @@
           cells: [text, q.algorithm, q.protocol, String(q.channels), us(q.time_s), fmt(q.busbw_GBps)],
         };
       });
-      out.replaceChildren(table(["size", "algorithm", "protocol", "channels", "time (us)", "busbw (GB/s)"], rows));
+      out.replaceChildren(table([S("size"), S("algorithm"), S("protocol"), S("channels"), S("time (us)"), "busbw (GB/s)"], rows));
       root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p });
     }
     redraw();
@@ -237,20 +267,20 @@
     const plots = el("div", { class: "nccl-explorer-plots" });
     const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
-    const S = m.data.schedules;
-    const coll = control(ctrl, "collective", "collective", Object.keys(S), opts.collective || "all_reduce", onCollective);
-    const algo = control(ctrl, "algorithm", "algorithm", Object.keys(S[coll.value]), opts.algorithm || "ring", onAlgorithm);
-    const ranks = control(ctrl, "ranks", "ranks", Object.keys(S[coll.value][algo.value]).map(Number), opts.ranks || 4, onAlgorithm);
-    const chunks = control(ctrl, "chunks", "pipeline pieces", Object.keys(S[coll.value][algo.value][ranks.value]), "1", redraw);
-    const size = control(ctrl, "size", "size", sizeChoices(), opts.size || 2 ** 20, redraw);
+    const SCH = m.data.schedules;
+    const coll = control(ctrl, "collective", S("collective"), Object.keys(SCH), opts.collective || "all_reduce", onCollective);
+    const algo = control(ctrl, "algorithm", S("algorithm"), Object.keys(SCH[coll.value]), opts.algorithm || "ring", onAlgorithm);
+    const ranks = control(ctrl, "ranks", S("ranks"), Object.keys(SCH[coll.value][algo.value]).map(Number), opts.ranks || 4, onAlgorithm);
+    const chunks = control(ctrl, "chunks", S("pipeline pieces"), Object.keys(SCH[coll.value][algo.value][ranks.value]), "1", redraw);
+    const size = control(ctrl, "size", S("size"), sizeChoices(), opts.size || 2 ** 20, redraw);
     let plot = null;
     function onCollective() {
-      setOptions(algo, Object.keys(S[coll.value]), algo.value);
+      setOptions(algo, Object.keys(SCH[coll.value]), algo.value);
       onAlgorithm();
     }
     function onAlgorithm() {
-      setOptions(ranks, Object.keys(S[coll.value][algo.value]), ranks.value);
-      setOptions(chunks, Object.keys(S[coll.value][algo.value][ranks.value]), chunks.value);
+      setOptions(ranks, Object.keys(SCH[coll.value][algo.value]), ranks.value);
+      setOptions(chunks, Object.keys(SCH[coll.value][algo.value][ranks.value]), chunks.value);
       redraw();
     }
     function redraw() {
@@ -262,8 +292,9 @@
       const host = el("div", { class: "nccl-explorer-plot", "data-plot": "schedule" });
       plots.replaceChildren(host);
       const series = [];
+      // "rank" is the word in both languages (as in the schedule figures): not translated.
       for (let r = 0; r < p; r += 1) series.push({ label: `rank ${r}`, values: b.sent.map((row) => row[r] || null) });
-      plot = chart(host, `${coll.value} / ${algo.value}, ${p} ranks: bytes each rank sends per step`, "step", "bytes sent", steps, series, { xLog: false });
+      plot = chart(host, S("{collective} / {algorithm}, {ranks} ranks: bytes each rank sends per step", { collective: coll.value, algorithm: algo.value, ranks: p }), S("step"), S("bytes sent"), steps, series, { xLog: false });
       const rows = [];
       for (let r = 0; r < p; r += 1) {
         const sent = b.sent.map((row) => row[r]);
@@ -271,8 +302,8 @@
         rows.push({ attrs: { "data-rank": String(r), "data-sent": JSON.stringify(sent), "data-total": String(total) }, cells: [String(r)].concat(sent.map((x) => (x ? formatSize(x) : "\u00b7")), [formatSize(total)]) });
       }
       out.replaceChildren(
-        el("p", { class: "nccl-explorer-summary", "data-steps": String(b.steps), text: `${b.steps} steps; each cell is what the rank sends in that step (a collective of ${formatSize(s)}).` }),
-        table(["rank"].concat(steps.map((i) => `step ${i}`), ["total"]), rows)
+        el("p", { class: "nccl-explorer-summary", "data-steps": String(b.steps), text: S("{steps} steps; each cell is what the rank sends in that step (a collective of {size}).", { steps: b.steps, size: formatSize(s) }) }),
+        table(["rank"].concat(steps.map((i) => S("step {number}", { number: i })), [S("total")]), rows)
       );
       root.dataset.state = JSON.stringify({ collective: coll.value, algorithm: algo.value, ranks: p, chunks: Number(chunks.value), size: s });
     }
@@ -287,11 +318,13 @@
     root.replaceChildren(ctrl, plots, out);
     const T = m.training;
     const shapes = T.shapes.map((s) => s.name);
-    const shape = control(ctrl, "model", "model", shapes, opts.model || shapes[1], redraw);
-    const pre = control(ctrl, "preset", "preset", Object.keys(m.presets), opts.preset || "ib-ndr-2node", redraw);
-    const ranks = control(ctrl, "ranks", "group size", m.data.model.rankChoices, opts.ranks || 8, redraw);
-    const bytes = control(ctrl, "bytes", "bytes per element", [[2, "2 (bf16)"], [4, "4 (fp32)"]], 2, redraw);
-    const sp = control(ctrl, "sequence_parallel", "TP sequence parallel", [["no", "no"], ["yes", "yes"]], "no", redraw);
+    const shape = control(ctrl, "model", S("model"), shapes, opts.model || shapes[1], redraw);
+    const pre = control(ctrl, "preset", S("preset"), Object.keys(m.presets), opts.preset || "ib-ndr-2node", redraw);
+    const ranks = control(ctrl, "ranks", S("group size"), m.data.model.rankChoices, opts.ranks || 8, redraw);
+    const bytes = control(ctrl, "bytes", S("bytes per element"), [[2, "2 (bf16)"], [4, "4 (fp32)"]], 2, redraw);
+    const sp = control(ctrl, "sequence_parallel", S("TP sequence parallel"), [["no", S("no")], ["yes", S("yes")]], "no", redraw);
+    // Each strategy's key (data-strategy, the same in every language) and what the page calls it.
+    const STRATEGY_NAMES = { DDP: "DDP", "FSDP / ZeRO-3": "FSDP / ZeRO-3", "tensor parallel": S("tensor parallel") };
     let plot = null;
     function strategies(sh, p, nb) {
       const params = T.parameters(sh);
@@ -310,18 +343,18 @@
       const xs = m.data.model.rankChoices;
       const host = el("div", { class: "nccl-explorer-plot", "data-plot": "training" });
       plots.replaceChildren(host);
-      const series = Object.keys(now).map((name) => ({ label: name, values: xs.map((q) => T.timeOnPreset(strategies(sh, q, nb)[name], pre.value) * 1e3) }));
-      plot = chart(host, `${sh.name} on ${pre.value}: communication per step if nothing overlaps`, "ranks", "time (ms)", xs, series, { xLog: false, marks: [[p, `${p} ranks`]] });
+      const series = Object.keys(now).map((name) => ({ label: STRATEGY_NAMES[name], values: xs.map((q) => T.timeOnPreset(strategies(sh, q, nb)[name], pre.value) * 1e3) }));
+      plot = chart(host, S("{model} on {preset}: communication per step if nothing overlaps", { model: sh.name, preset: pre.value }), S("ranks"), S("time (ms)"), xs, series, { xLog: false, marks: [[p, S("{ranks} ranks", { ranks: p })]] });
       const rows = Object.entries(now).map(([name, calls]) => {
         const t = T.timeOnPreset(calls, pre.value);
         const sent = T.bytesSentPerRank(calls);
         const n = T.totalCalls(calls);
-        return { attrs: { "data-strategy": name, "data-calls": String(n), "data-bytes": String(sent), "data-time-s": String(t) }, cells: [name, String(n), formatSize(sent), fmt(t * 1e3)] };
+        return { attrs: { "data-strategy": name, "data-calls": String(n), "data-bytes": String(sent), "data-time-s": String(t) }, cells: [STRATEGY_NAMES[name], String(n), formatSize(sent), fmt(t * 1e3)] };
       });
       const params = T.parameters(sh);
       out.replaceChildren(
-        el("p", { class: "nccl-explorer-summary", "data-parameters": String(params), text: `${sh.name}: ${fmt(params / 1e9, 3)} billion parameters (12 L h\u00b2 + V h), ${p} ranks per group, ${nb} bytes per element.` }),
-        table(["strategy", "collective calls per step", "bytes sent per rank", "time on preset (ms)"], rows)
+        el("p", { class: "nccl-explorer-summary", "data-parameters": String(params), text: S("{model}: {parameters} billion parameters (12 L h\u00b2 + V h), {ranks} ranks per group, {bytes} bytes per element.", { model: sh.name, parameters: fmt(params / 1e9, 3), ranks: p, bytes: nb }) }),
+        table([S("strategy"), S("collective calls per step"), S("bytes sent per rank"), S("time on preset (ms)")], rows)
       );
       root.dataset.state = JSON.stringify({ model: sh.name, preset: pre.value, ranks: p, bytes: nb, sp: sp.value });
     }
@@ -331,6 +364,7 @@
   const KINDS = { algorithms: algorithmsExplorer, nccl: ncclExplorer, schedule: scheduleExplorer, training: trainingExplorer };
 
   function start() {
+    readStrings();
     const data = window.NCCL_COURSE_COST_DATA;
     if (!data || typeof uPlot === "undefined" || !window.NcclCostModel) return;
     const m = window.NcclCostModel.createCostModel(data);
