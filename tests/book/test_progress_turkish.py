@@ -16,7 +16,7 @@ import pytest
 from sphinx.application import Sphinx
 
 from nccl_course.book import progress
-from nccl_course.i18n.interface import script_strings, translator
+from nccl_course.i18n.interface import catalog_path, script_strings, translator
 
 # Each conf.py names its own source_suffix: myst_parser adds ".md" to the dict it is given,
 # and Sphinx's default dict is one object shared by every build in this process.
@@ -88,7 +88,7 @@ def strings_table(markup: str) -> dict:
     return json.loads(m.group(1))["strings"]
 
 
-def build(tmp_path: Path, language: str) -> Path:
+def build(tmp_path: Path, language: str) -> Sphinx:
     """A small book with a lab and the progress page, built in ``language``."""
     src = tmp_path / "src"
     (src / "labs" / "01-x").mkdir(parents=True)
@@ -120,15 +120,20 @@ def build(tmp_path: Path, language: str) -> Path:
     out = tmp_path / "html"
     app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None)
     app.build()
-    return out
+    return app
+
+
+def depends_on_the_catalog(app: Sphinx, docname: str) -> bool:
+    return str(catalog_path("tr")) in app.env.dependencies.get(docname, set())
 
 
 @pytest.fixture(scope="module")
-def turkish_site(tmp_path_factory) -> Path:
+def turkish_app(tmp_path_factory) -> Sphinx:
     return build(tmp_path_factory.mktemp("progress-tr"), "tr")
 
 
-def test_turkish_build(turkish_site):
+def test_turkish_build(turkish_app):
+    turkish_site = Path(turkish_app.outdir)
     page = (turkish_site / "progress.html").read_text(encoding="utf-8")
     for text in (
         "<th>Sayfa</th><th>Ziyaret</th><th>Alıştırma testi</th><th>Lab</th>",
@@ -149,10 +154,16 @@ def test_turkish_build(turkish_site):
     assert strings_table(lab) == table
     home = (turkish_site / "index.html").read_text(encoding="utf-8")
     assert "Kaldığınız yerden devam edin:" in home
+    # a change to the catalog rewrites the pages that carry its texts, and only those
+    for doc in ("index", "progress", "labs/01-x/README"):
+        assert depends_on_the_catalog(turkish_app, doc), doc
+    assert not depends_on_the_catalog(turkish_app, "chapter")
 
 
 def test_english_build_is_unchanged(tmp_path):
-    site = build(tmp_path, "en")
+    app = build(tmp_path, "en")
+    site = Path(app.outdir)
+    assert not any(str(catalog_path("tr")) in deps for deps in app.env.dependencies.values())
     page = (site / "progress.html").read_text(encoding="utf-8")
     assert (
         "<th>Page</th><th>Visited</th><th>Practice quiz</th><th>Lab</th>" in page

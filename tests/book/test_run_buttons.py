@@ -12,6 +12,7 @@ import nbformat
 from sphinx.application import Sphinx
 
 from nccl_course.book.run_buttons import launch_links
+from nccl_course.i18n.interface import catalog_path
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCH = {
@@ -104,11 +105,11 @@ def configured_build(tmp_path, language: str = "en"):
     out = tmp_path / "html"
     app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html", status=None)
     app.build()
-    return out
+    return app
 
 
 def test_configured_build_points_at_the_page(tmp_path):
-    out = configured_build(tmp_path)
+    out = Path(configured_build(tmp_path).outdir)
     page = (out / "sub" / "nb.html").read_text()
     hrefs = set(re.findall(r'href="([^"]+)"', page.replace("&amp;", "&")))
     assert "https://mybinder.org/v2/gh/org/course/main?urlpath=lab/tree/book/sub/nb.md" in hrefs
@@ -132,7 +133,8 @@ def test_configured_build_points_at_the_page(tmp_path):
 
 
 def test_buttons_speak_turkish_in_the_turkish_edition(tmp_path):
-    out = configured_build(tmp_path, "tr")
+    app = configured_build(tmp_path, "tr")
+    out = Path(app.outdir)
     page = (out / "sub" / "nb.html").read_text(encoding="utf-8")
     for tooltip in (
         "Bu sayfayı Jupyter notebook (.ipynb) olarak indir",
@@ -146,6 +148,9 @@ def test_buttons_speak_turkish_in_the_turkish_edition(tmp_path):
         assert english not in page, english
     hrefs = set(re.findall(r'href="([^"]+)"', page.replace("&amp;", "&")))
     assert "../_notebooks/sub/nb.ipynb" in hrefs
+    # the notebook page is written again when the catalog changes; the plain page has no button
+    assert str(catalog_path("tr")) in app.env.dependencies["sub/nb"]
+    assert str(catalog_path("tr")) not in app.env.dependencies.get("index", set())
 
 
 def test_built_book_has_notebooks_and_no_launch_buttons(built_book):

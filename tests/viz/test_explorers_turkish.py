@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sphinx.application import Sphinx
 
-from nccl_course.i18n.interface import script_strings, translator
+from nccl_course.i18n.interface import catalog_path, script_strings, translator
 from nccl_course.viz import sphinx_explorers as ex
 
 # Each conf.py names its own source_suffix: myst_parser adds ".md" to the dict it is given,
@@ -124,6 +124,8 @@ def test_a_page_with_two_explorers(tmp_path, monkeypatch, language):
     page = (out / "index.html").read_text(encoding="utf-8")
     assert page.count('class="nccl-explorer"') == 2
     assert "nccl-explorers.js" in page
+    depends = str(catalog_path("tr")) in app.env.dependencies.get("index", set())
+    assert depends == (language == "tr")  # a Turkish page is re-read when the catalog changes
     if language == "tr":
         assert page.count(ex.STRINGS_CLASS) == 1
         assert page.index(ex.STRINGS_CLASS) < page.index('class="nccl-explorer"')

@@ -32,6 +32,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.quiz.sphinx_directive import QUESTIONS_ATTRIBUTE
 
 STATIC = Path(__file__).parent / "static"
@@ -89,6 +90,14 @@ def page_language(config) -> str:
     return config.language or "en"
 
 
+def note_interface_catalog(env) -> None:
+    """A translated page takes its texts from the interface catalog: re-read it when that
+    changes."""
+    language = page_language(env.config)
+    if language != "en":
+        env.note_dependency(str(interface_catalog_path(language)))
+
+
 def strings_script(language: str) -> str:
     """The script's strings in ``language`` as JSON, for a translated page ("" for English)."""
     if language == "en":
@@ -111,6 +120,7 @@ class ProgressDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         self.env.__dict__.setdefault("nccl_progress_docs", set()).add(self.env.docname)
+        note_interface_catalog(self.env)
         return [progress_table()]
 
 
@@ -121,6 +131,7 @@ class ContinueDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        note_interface_catalog(self.env)
         return [nodes.raw("", continue_markup(page_language(self.env.config)), format="html")]
 
 
@@ -174,6 +185,8 @@ def _record_questions(app: Sphinx, doctree: nodes.document) -> None:
         store[env.docname] = questions
     else:
         store.pop(env.docname, None)
+    if is_lab_page(app, env.docname):  # the lab checkbox is written in the page's language
+        note_interface_catalog(env)
 
 
 def _purge(app: Sphinx, env, docname: str) -> None:

@@ -30,6 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 
 NOTEBOOK_DIR = "_notebooks"
 # Jupyter Book's own default repository (default_config.yml); it means "none set".
@@ -116,6 +117,14 @@ def _is_notebook(app: Sphinx, pagename: str) -> bool:
     return "kernelspec" in app.env.metadata.get(pagename, {})
 
 
+def _note_interface_catalog(app: Sphinx, doctree) -> None:
+    # A translated notebook page takes its buttons' tooltips from the interface catalog:
+    # write it again when that changes. (After the metadata collector: priority 600.)
+    language = app.config.language or "en"
+    if language != "en" and _is_notebook(app, app.env.docname):
+        app.env.note_dependency(str(interface_catalog_path(language)))
+
+
 def _add_buttons(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
     if doctree is None or pagename not in app.env.all_docs or not _is_notebook(app, pagename):
         return
@@ -169,5 +178,6 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("nccl_launch_buttons", {}, "html")
     app.add_config_value("nccl_notebooks_branch", "", "html")
     app.connect("config-inited", _take_launch_settings, priority=100)
+    app.connect("doctree-read", _note_interface_catalog, priority=600)
     app.connect("html-page-context", _add_buttons, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

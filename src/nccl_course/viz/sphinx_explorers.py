@@ -40,6 +40,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.units import parse_size
 from nccl_course.viz.explorer_data import write_data
@@ -163,6 +164,8 @@ class CostExplorerDirective(SphinxDirective):
         if kind not in KINDS:
             raise self.error(f"cost-explorer: unknown kind {kind!r}; known: {', '.join(KINDS)}")
         language = self.env.config.language or "en"
+        if language != "en":  # the page's texts come from the interface catalog
+            self.env.note_dependency(str(interface_catalog_path(language)))
         root = nodes.container(classes=[WRAPPER_CLASS])
         # The strings once per page: the script reads the first table.
         document = self.state.document
