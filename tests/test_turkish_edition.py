@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from nccl_course.book.editions import GETTEXT_DIR, catalog_report
+from nccl_course.book.editions import BOOK_TITLE, GETTEXT_DIR, catalog_report
+from nccl_course.i18n.interface import translator
 
 REPO = Path(__file__).resolve().parents[1]
 SWITCH = re.compile(r'<nav class="nccl-language-switch"[^>]*>.*?href="([^"]+)"', re.S)
@@ -45,6 +46,14 @@ def test_turkish_pages_read_in_turkish(built_book):
     assert "Öğrenme hedefleri" in page and "Learning objectives" not in page
     search = (built_book / "tr" / "searchindex.js").read_text(encoding="utf-8")
     assert "arabellek" in search  # the Turkish edition's search finds Turkish words
+
+
+def test_the_turkish_edition_has_a_turkish_title(built_book):
+    import yaml
+
+    assert yaml.safe_load((REPO / "_config.yml").read_text())["title"] == BOOK_TITLE
+    page = (built_book / "tr" / "book" / "glossary.html").read_text(encoding="utf-8")
+    assert translator("tr")(BOOK_TITLE) in page and BOOK_TITLE != translator("tr")(BOOK_TITLE)
 
 
 def test_catalogs_cover_every_english_sentence():

@@ -13,7 +13,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.languages import LANGUAGES, SOURCE_LANGUAGE
+
+#: The book's title (``title`` in _config.yml; tests/test_turkish_edition.py keeps them equal),
+#: shown in each edition's language.
+BOOK_TITLE = N_("Collective Communication and NCCL")
 
 #: Where the translations live, relative to the repository root (Sphinx's ``locale_dirs``).
 LOCALE_DIR = "locales"
@@ -83,6 +88,8 @@ def build(root: Path, edition: Edition, *, strict: bool = True, jobs: int = 1) -
         # One cache for every edition: the notebooks execute once, whatever the language.
         "nb_execution_cache_path": (root / "_build" / ".jupyter_cache").as_posix(),
     }
+    if edition.language != SOURCE_LANGUAGE:
+        overrides["html_title"] = translator(edition.language)(BOOK_TITLE)
     status = build_sphinx(
         root,
         root / edition.output,
