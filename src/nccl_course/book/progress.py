@@ -33,6 +33,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
+from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.quiz.sphinx_directive import QUESTIONS_ATTRIBUTE
 
 STATIC = Path(__file__).parent / "static"
@@ -100,12 +101,7 @@ def note_interface_catalog(env) -> None:
 
 def strings_script(language: str) -> str:
     """The script's strings in ``language`` as JSON, for a translated page ("" for English)."""
-    if language == "en":
-        return ""
-    table = json.dumps(
-        {"strings": translator(language).table(PAGE_SCRIPT_STRINGS)}, ensure_ascii=False
-    ).replace("</", "<\\/")
-    return f'<script type="application/json" class="{STRINGS_CLASS}">{table}</script>'
+    return page_strings(language, PAGE_SCRIPT_STRINGS, STRINGS_CLASS)
 
 
 class progress_table(nodes.General, nodes.Element):

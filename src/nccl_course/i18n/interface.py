@@ -73,6 +73,23 @@ class Translator:
         return {t: self(t) for t in texts}
 
 
+def strings_script(language: str, texts, css_class: str, *, decimal: str | None = None) -> str:
+    """A page script's interface strings in ``language``, as the JSON the course's scripts read
+    from ``<script type="application/json" class=css_class>``: ``{"strings": {English:
+    translation}}`` plus the decimal separator when given. "" for English (the scripts fall
+    back to their English keys)."""
+    import json
+
+    if language == "en":
+        return ""
+    table: dict = {"strings": translator(language).table(texts)}
+    if decimal is not None:
+        table["decimal"] = decimal
+    # "</" would end the <script> element early; "<\/" is the same JSON string.
+    text = json.dumps(table, ensure_ascii=False).replace("</", "<\\/")
+    return f'<script type="application/json" class="{css_class}">{text}</script>'
+
+
 def catalog_path(language: str, locale_dir: Path | None = None) -> Path:
     """The interface catalog of ``language`` (a build that uses it depends on this file)."""
     return Path(locale_dir or LOCALE_DIR) / language / "LC_MESSAGES" / f"{INTERFACE_DOMAIN}.po"

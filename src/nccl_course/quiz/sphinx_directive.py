@@ -29,6 +29,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
+from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.model import BankError, QuestionInstance
@@ -217,15 +218,13 @@ class QuizDirective(SphinxDirective):
         if document.get("nccl_quiz_strings"):
             return
         document["nccl_quiz_strings"] = True
-        table = {
-            "strings": translator(self.language).table(PAGE_SCRIPT_STRINGS),
-            "decimal": decimal_separator(self.language),
-        }
-        self._raw(
-            root,
-            '<script type="application/json" class="nccl-quiz-strings">'
-            f"{_json_for_script(table)}</script>",
+        script = page_strings(
+            self.language,
+            PAGE_SCRIPT_STRINGS,
+            "nccl-quiz-strings",
+            decimal=decimal_separator(self.language),
         )
+        self._raw(root, script)
 
     def _raw(self, parent: nodes.Element, markup: str) -> None:
         parent += nodes.raw("", markup, format="html")

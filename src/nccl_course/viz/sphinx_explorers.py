@@ -31,7 +31,6 @@ Tree, LL, Simple, NVLS), presets and models are the same in every language.
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from docutils import nodes
@@ -41,6 +40,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
+from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.units import parse_size
 from nccl_course.viz.explorer_data import write_data
@@ -139,12 +139,9 @@ def strings_script(language: str) -> str:
     """The script's strings and decimal separator in ``language`` as JSON ("" for English)."""
     if language == "en":
         return ""
-    table = {
-        "strings": translator(language).table(PAGE_SCRIPT_STRINGS),
-        "decimal": decimal_separator(language),
-    }
-    text = json.dumps(table, ensure_ascii=False).replace("</", "<\\/")
-    return f'<script type="application/json" class="{STRINGS_CLASS}">{text}</script>'
+    return page_strings(
+        language, PAGE_SCRIPT_STRINGS, STRINGS_CLASS, decimal=decimal_separator(language)
+    )
 
 
 class CostExplorerDirective(SphinxDirective):
