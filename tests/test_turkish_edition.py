@@ -56,6 +56,14 @@ def test_the_turkish_edition_has_a_turkish_title(built_book):
     assert translator("tr")(BOOK_TITLE) in page and BOOK_TITLE != translator("tr")(BOOK_TITLE)
 
 
+def test_the_table_of_contents_parts_read_in_turkish(built_book):
+    """The sidebar's part captions come from _toc.yml, translated through toc.po."""
+    english = (built_book / "book" / "glossary.html").read_text(encoding="utf-8")
+    turkish = (built_book / "tr" / "book" / "glossary.html").read_text(encoding="utf-8")
+    assert "Collectives" in english and "Kolektifler" in turkish
+    assert ">Collectives<" not in turkish.replace("\n", "").replace(" ", "")
+
+
 def test_catalogs_cover_every_english_sentence():
     """Acceptance: no untranslated or fuzzy entry (templates made by the book build)."""
     if not (REPO / GETTEXT_DIR).is_dir():

@@ -65,6 +65,43 @@ def html_edition(language: str) -> Edition:
 GETTEXT_EDITION = Edition(SOURCE_LANGUAGE, "gettext", GETTEXT_DIR, Path("_build/.doctrees-gettext"))
 
 
+#: The table of contents' part captions are messages of their own catalog (toc.po).
+TOC_DOMAIN = "toc"
+
+
+def toc_captions(root: Path) -> list[str]:
+    """The part captions of ``_toc.yml``, in order."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    return [part["caption"] for part in toc.get("parts", []) if part.get("caption")]
+
+
+def toc_for(root: Path, language: str) -> Path:
+    """``_toc.yml``, or for a translated edition a copy with its part captions translated
+    (``locales/LANG/LC_MESSAGES/toc.po``), written under ``_build/``."""
+    if language == SOURCE_LANGUAGE:
+        return root / "_toc.yml"
+    import yaml
+
+    from nccl_course.i18n.catalogs import load
+
+    catalog = root / LOCALE_DIR / language / "LC_MESSAGES" / f"{TOC_DOMAIN}.po"
+    translated = {}
+    if catalog.exists():
+        translated = {
+            str(m.id): m.string for m in load(catalog) if m.id and m.string and not m.fuzzy
+        }
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    for part in toc.get("parts", []):
+        if part.get("caption"):
+            part["caption"] = translated.get(part["caption"], part["caption"])
+    path = root / "_build" / f"_toc.{language}.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(toc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
 def build(root: Path, edition: Edition, *, strict: bool = True, jobs: int = 1) -> int:
     """Build ``edition`` of the book under ``root`` with Jupyter Book's Sphinx set-up.
 
@@ -74,7 +111,7 @@ def build(root: Path, edition: Edition, *, strict: bool = True, jobs: int = 1) -
     from jupyter_book.sphinx import build_sphinx
 
     overrides: dict[str, object] = {
-        "external_toc_path": (root / "_toc.yml").as_posix(),
+        "external_toc_path": toc_for(root, edition.language).as_posix(),
         "latex_individualpages": False,
         "nitpicky": True,
         "language": edition.language,
@@ -118,6 +155,9 @@ def clean_gettext(root: Path) -> None:
 def write_templates(root: Path) -> int:
     """Make every gettext template from the English now: the book's pages (Sphinx's gettext
     builder), the quiz banks and the interface strings. Returns Sphinx's exit status."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
     from nccl_course.i18n import interface
     from nccl_course.quiz import translation
     from nccl_course.quiz.banks import load_banks
@@ -126,6 +166,11 @@ def write_templates(root: Path) -> int:
     status = build(root, GETTEXT_EDITION)
     translation.write_templates(load_banks(root / "quizzes"), root / GETTEXT_DIR)
     interface.write_template(root / GETTEXT_DIR)
+    captions = Catalog(project="nccl-course table of contents", charset="utf-8")
+    for caption in toc_captions(root):
+        captions.add(caption)
+    with (root / GETTEXT_DIR / f"{TOC_DOMAIN}.pot").open("wb") as f:
+        write_po(f, captions, width=0)
     return status
 
 
