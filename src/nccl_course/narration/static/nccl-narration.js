@@ -2,7 +2,7 @@
  *
  * The page carries an <audio controls> element, so the overview plays without this script.
  * With it, the browser's controls give way to the course's: a play/pause button, a position
- * slider (arrow keys move 5 s), the time, and a speed menu. Labels come from data-* attributes
+ * slider (arrow keys move a second), the time, and a speed menu. Labels come from data-* attributes
  * the build wrote in the page's language. Nothing plays until the reader asks (no autoplay).
  */
 (function () {
