@@ -7,7 +7,7 @@ between paragraphs and the encoding. A changed script has a new key, so the buil
 removes the old one.
 
 Files are Ogg Opus, mono, 24 kHz, 20 kbit/s: about 150 KB a minute, small enough to commit
-(a build on a fresh clone synthesizes nothing; Chromium, Firefox, Edge and Safari 17+ play it).
+(a build on a fresh clone synthesizes nothing). Chromium-based browsers and Firefox play it.
 """
 
 from __future__ import annotations
