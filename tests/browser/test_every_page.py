@@ -45,19 +45,18 @@ class ProblemRecorder:
 
     def __init__(self, page):
         self.problems: list[tuple[str, str]] = []  # (kind, detail)
-        page.route("**/*", self._route)
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(("pageerror", str(error))))
         page.on("response", self._response)
         page.on("requestfailed", self._failed)
 
-    def _route(self, route):
+    async def route(self, route):
         url = route.request.url
         if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
-            route.continue_()
+            await route.continue_()
         else:
             self.problems.append(("external", url))
-            route.abort()
+            await route.abort()
 
     def _console(self, msg):
         if msg.type == "error":
@@ -73,18 +72,66 @@ class ProblemRecorder:
             self.problems.append(("requestfailed", f"{request.url} ({request.failure})"))
 
 
-def visit(browser, url: str) -> list[tuple[str, str]]:
+async def visit(browser, url: str) -> list[tuple[str, str]]:
     """Open ``url`` in a fresh context, let its scripts settle, return the problems seen."""
-    context = browser.new_context()
+    context = await browser.new_context()
     try:
-        page = context.new_page()
+        page = await context.new_page()
         recorder = ProblemRecorder(page)
-        page.goto(url, wait_until="load", timeout=60_000)
-        page.wait_for_load_state("networkidle", timeout=60_000)
-        page.wait_for_timeout(300)  # late callbacks (MathJax, widget views) report here
+        await page.route("**/*", recorder.route)
+        await page.goto(url, wait_until="load", timeout=60_000)
+        await page.wait_for_load_state("networkidle", timeout=60_000)
+        await page.wait_for_timeout(300)  # late callbacks (MathJax, widget views) report here
         return recorder.problems
     finally:
-        context.close()
+        await context.close()
+
+
+# Pages open this many at a time: most of a visit is waiting for the network to go idle, which
+# overlaps well; more would only queue for the two cores.
+AT_ONCE = 3
+
+
+def visit_all(urls: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """The problems of every URL, visited ``AT_ONCE`` at a time by a chromium of its own.
+
+    Playwright's async API runs in a thread of its own: the module's ``browser`` fixture keeps
+    the sync API's event loop running in the test's thread, where ``asyncio.run`` cannot start.
+    """
+    import asyncio
+    import threading
+
+    from playwright.async_api import async_playwright
+
+    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    async def run() -> dict[str, list[tuple[str, str]]]:
+        gate = asyncio.Semaphore(AT_ONCE)
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+            async def one(url: str) -> list[tuple[str, str]]:
+                async with gate:
+                    return await visit(browser, url)
+
+            found = await asyncio.gather(*(one(url) for url in urls))
+            await browser.close()
+        return dict(zip(urls, found, strict=True))
+
+    result: dict = {}
+
+    def work() -> None:
+        try:
+            result["found"] = asyncio.run(run())
+        except BaseException as exc:  # re-raised in the test's thread
+            result["error"] = exc
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["found"]
 
 
 def test_book_pages_are_found(built_book):
@@ -95,10 +142,11 @@ def test_book_pages_are_found(built_book):
         assert (built_book / page).exists(), f"{page} is not in the build"
 
 
-def test_every_page_loads_without_errors(built_book, book_url, browser):
+def test_every_page_loads_without_errors(built_book, book_url):
     pages = book_pages(built_book)
     assert len(pages) > 20, pages
-    found = {page: visit(browser, f"{book_url}/{page}") for page in pages}
+    seen = visit_all([f"{book_url}/{page}" for page in pages])
+    found = {page: seen[f"{book_url}/{page}"] for page in pages}
     found = {page: problems for page, problems in found.items() if problems}
     counts = Counter(kind for problems in found.values() for kind, _ in problems)
     report = "\n".join(

@@ -57,6 +57,11 @@ def test_the_overview_plays_offline_when_asked(offline_page, book_url, language)
         seek.get_attribute("aria-valuetext") or ""
     )
 
+    # What a screen reader announces: each control by its role and name, the position as text.
+    assert page.get_by_role("slider", name=tr("Position")).is_visible()
+    assert page.get_by_role("combobox", name=tr("Speed")).is_visible()
+    assert page.get_by_role("region", name=tr("Listen to this chapter")).is_visible()
+
     # Speed, then the keyboard: Space on the focused button pauses.
     player.locator(".nccl-narration-speed").select_option("1.5")
     assert (
@@ -69,6 +74,13 @@ def test_the_overview_plays_offline_when_asked(offline_page, book_url, language)
     page.wait_for_timeout(500)
     assert current_time(page) == stopped
     assert page.get_by_role("button", name=tr("Play the spoken overview")).is_visible()
+    # Tab goes from the button to the position slider; the arrow key moves it forward.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "nccl-narration-seek"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"document.querySelector('.nccl-narration-player audio').currentTime > {stopped}"
+    )
 
     # The transcript: the script's paragraphs under the player, behind a summary.
     details = page.locator(".nccl-narration-details")
