@@ -30,7 +30,7 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "nccl_course"
 PROJECT = "nccl-course"
-EXTRAS = {"certs", "server", "postgres", "book", "labs", "all"}
+EXTRAS = {"certs", "server", "postgres", "book", "labs", "narration", "all"}
 
 # Files a user's installation cannot work without; the wheel test also checks that every other
 # file under src/nccl_course made it in.

@@ -47,6 +47,7 @@ _EXTRA_OF_COMMAND = {
     "restore": "server",
     "cert": "certs",
     "lab": "labs",
+    "narrate": "narration",
 }
 
 
@@ -71,7 +72,7 @@ def extra_providing(module: str, command: str | None = None) -> str | None:
     if _EXTRA_OF_COMMAND.get(command) in found:
         return _EXTRA_OF_COMMAND[command]
     # The smallest extra that brings it: `certs` rather than `server`, which includes it.
-    order = ("certs", "labs", "book", "server", "postgres")
+    order = ("certs", "labs", "book", "narration", "server", "postgres")
     return min(found, key=lambda e: order.index(e) if e in order else len(order), default=None)
 
 

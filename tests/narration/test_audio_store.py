@@ -73,3 +73,10 @@ def test_piper_speaks_english_at_a_human_pace():
     # Ten words: people say two to four words a second.
     assert 10 / 4 < seconds < 10 / 2
     assert abs(samples.astype(int)).max() > 1000  # not silence
+
+
+def test_a_file_that_is_not_ogg_opus_is_a_clear_error(tmp_path):
+    bad = tmp_path / "x.ogg"
+    bad.write_bytes(b"RIFF....WAVEfmt " + bytes(64))
+    with pytest.raises(ValueError, match="not an Ogg Opus file"):
+        audio_store.duration_s(bad)

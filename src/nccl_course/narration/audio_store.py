@@ -94,17 +94,24 @@ def encode(samples: np.ndarray, rate: int) -> bytes:
     return out.getvalue()
 
 
-def duration_s(path: Path) -> float:
-    """The length of an audio file, seconds (from its last Ogg page)."""
-    import av
+#: Opus counts its granule positions at 48 kHz whatever the rate it was encoded from (RFC 7845).
+_OPUS_GRANULE_RATE = 48000
 
-    with av.open(str(path)) as container:
-        stream = container.streams.audio[0]
-        if stream.duration is not None and stream.time_base is not None:
-            return float(stream.duration * stream.time_base)
-        if container.duration is not None:
-            return container.duration / 1_000_000
-        return sum(float(f.duration * f.time_base) for f in container.decode(stream))
+
+def duration_s(path: Path) -> float:
+    """The length of an Ogg Opus file, seconds: the last page's granule position less the
+    pre-skip of its OpusHead (RFC 7845, section 4), read without decoding (the book build needs
+    no audio library)."""
+    data = path.read_bytes()
+    head = data.find(b"OpusHead")
+    last = data.rfind(b"OggS")
+    if head < 0 or last < 0 or len(data) < max(head + 12, last + 14):
+        raise ValueError(f"{path}: not an Ogg Opus file")
+    pre_skip = int.from_bytes(data[head + 10 : head + 12], "little")
+    granule = int.from_bytes(data[last + 6 : last + 14], "little", signed=True)
+    if granule < pre_skip:
+        raise ValueError(f"{path}: its last Ogg page has no length")
+    return (granule - pre_skip) / _OPUS_GRANULE_RATE
 
 
 def store(script: Script, voice: Voice, data: bytes, root: Path = ROOT) -> Path:

