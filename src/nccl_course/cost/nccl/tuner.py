@@ -23,6 +23,10 @@ and 630-655) rewritten in Python from the source, rule by rule:
 * time = latency + bytes / (1000 x bandwidth) us, with the tree correction factors and the ring
   plateau factor between nodes (lines 630-655).
 
+Older releases (2.20, 2.21-2.22) differ in some numbers and rules; :func:`cost_table` takes
+a :class:`~nccl_course.cost.nccl.releases.TunerRelease` to reproduce their tables, which is how
+the model is checked against public logs.
+
 Units: us and GB/s in the table (as NCCL prints them); ``time_us`` returns microseconds.
 """
 
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 
 from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.overrides import Enablement
+from nccl_course.cost.nccl.releases import CURRENT, TunerRelease
 from nccl_course.cost.nccl.system import Graph, NcclSystem
 
 A = {name: i for i, name in enumerate(T.ALGORITHMS)}
@@ -49,13 +54,14 @@ def log2i(n: int) -> int:
 class CostTable:
     """``latency_us[f][a][p]`` and ``bandwidth_GBps[f][a][p]`` (0: disabled), with the threads
     NCCL would use (``max_threads[a][p]``) and bytes per thread before it adds more
-    (``thread_threshold[a][p]``), for one system."""
+    (``thread_threshold[a][p]``), for one system, as NCCL ``release`` computes them."""
 
     system: NcclSystem
     latency_us: tuple
     bandwidth_GBps: tuple
     max_threads: tuple
     thread_threshold: tuple
+    release: TunerRelease = CURRENT
 
     def time_us(self, function: str, algorithm: str, protocol: str, n_bytes: int) -> float:
         """Microseconds for one operation of ``n_bytes`` (NCCL's nBytes), -1 when disabled."""
@@ -64,7 +70,7 @@ class CostTable:
         lat = self.latency_us[f][a][p]
         if bw == 0:
             return -1.0
-        system = self.system
+        system, release = self.system, self.release
         log_size = log2i(n_bytes >> 6)
         if algorithm == "Tree" and function == "AllReduce" and 0 <= log_size < 23:
             bw *= T.TREE_CORRECTION[p][log_size]
@@ -73,6 +79,7 @@ class CostTable:
             and function == "AllReduce"
             and 0 <= log_size < 24
             and system.cc >= 100
+            and release.nvls_tree_correction
         ):
             bw *= T.TREE_CORRECTION[p][log_size]  # presets are x86 machines
         if (
@@ -113,8 +120,10 @@ def _pat_enabled(system: NcclSystem) -> bool:
     return system.cc >= 60 and system.nodes == system.ranks
 
 
-def _skip(function: str, algorithm: str, protocol: str, system: NcclSystem) -> bool:
+def _skip(function: str, algorithm: str, protocol: str, system: NcclSystem, release) -> bool:
     """The (function, algorithm, protocol) NCCL never prices (tuning.cc lines 294-304)."""
+    if algorithm == "PAT" and not release.pat:
+        return True
     if function in ("Broadcast", "Reduce") and algorithm != "Ring":
         return True
     if function in ("ReduceScatter", "AllGather") and algorithm not in (
@@ -133,32 +142,50 @@ def _skip(function: str, algorithm: str, protocol: str, system: NcclSystem) -> b
     return False
 
 
-def _bandwidth(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph):
+def _legacy_nvls_bw(algorithm: str, nodes: int, g: Graph) -> float:
+    """NVLS / NVLSTree per-channel GB/s before 2.28: the slower of the graph's speeds."""
+    if algorithm == "NVLS":
+        return min(g.bw_intra, g.bw_inter)
+    return min(g.bw_intra, g.bw_inter if nodes <= 2 else g.bw_inter / 2)
+
+
+def _ring_ll(bus: float, ll_max: float, function: str, nodes: int, release) -> float:
+    """Ring/LL bus bandwidth from the ring's (tuning.cc line 327; line 181 of 2.20.5)."""
+    if release.ring_ll == "half":
+        return min(ll_max, bus * 0.5)
+    quarter = nodes > 1 or function in ("AllReduce", "Reduce")
+    return min(ll_max, bus * (1.0 / 4.0 if quarter else 1.0 / 3.0))
+
+
+def _bandwidth(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph, release):
     """Algorithm bandwidth in GB/s before enablement, None where NCCL skips the entry."""
     nodes, ranks = system.nodes, system.ranks
     gen = T.generation_index(system.cc)
     idx2 = nodes - 1 if nodes <= 2 else 2
     idx1 = gen if nodes == 1 else (1 if system.hardware.cpu_vendor == "AMD" else 0)
-    ll_max = T.LL_MAX_BW[idx1][idx2]
+    ll_max = release.ll_max_bw[idx1][idx2]
     ppn = ranks / nodes
     nsteps = _nsteps(function, ranks)
     collnet = algorithm in ("CollNetDirect", "CollNetChain")
     bw = g.bw_intra if nodes <= 2 or collnet else g.bw_inter
-    if algorithm in ("NVLS", "NVLSTree"):
+    if algorithm in ("NVLS", "NVLSTree") and not release.nvls_efficiency_model:
+        bw = _legacy_nvls_bw(algorithm, nodes, g)
+    elif algorithm in ("NVLS", "NVLSTree"):
         if g.n_channels < 2:
             return None
         intra = g.bw_intra * T.NVLS_EFFICIENCY[gen] * (g.n_channels - 1) / g.n_channels
         intra *= 2.0 if function == "AllReduce" else (ppn - 1) / ppn
         inter = g.bw_inter * (2 if nodes <= 2 and algorithm == "NVLSTree" else 1)
         caps = [intra, inter]
-        if algorithm == "NVLSTree":
+        if algorithm == "NVLSTree" and release.nvls_tree_cap:
             caps.append(T.PER_CH_MAX_NVLS_TREE_BW[gen][idx2])
         bw = min(caps)
     bus = g.n_channels * bw
     if algorithm == "Ring" and protocol == "LL":
-        bus = min(ll_max, bus * 0.5)
+        bus = _ring_ll(bus, ll_max, function, nodes, release)
     if algorithm == "Ring" and protocol == "LL128":
-        bus = min(bus * 0.92, g.n_channels * T.PER_CH_MAX_RING_LL128_BW[gen][idx2])
+        factor = release.ring_ll128_one_gpu_per_node if ppn < 2 else 0.92
+        bus = min(bus * factor, g.n_channels * T.PER_CH_MAX_RING_LL128_BW[gen][idx2])
     if algorithm == "Tree" and function == "AllReduce":
         bus = min(bus * 0.92, g.n_channels * T.PER_CH_MAX_TREE_BW[gen][idx2])
     if algorithm == "Tree" and protocol == "LL":
@@ -175,10 +202,21 @@ def _bandwidth(function: str, algorithm: str, protocol: str, system: NcclSystem,
     if algorithm in ("NVLS", "CollNetDirect") and function in ("AllGather", "ReduceScatter"):
         if nodes > 1:
             bus = 0.0  # needs a CollNet plugin with all-gather / reduce-scatter: none here
-    if not (algorithm != "Ring" and function in ("AllGather", "ReduceScatter")):
+    if not release.nvls_efficiency_model:
+        # before 2.28: NVLS converted by 5/6, and every algorithm but CollNetDirect converted
+        # for all-gather / reduce-scatter (v2.22.3-1 tuning.cc lines 210-217)
+        if not (collnet and algorithm == "CollNetDirect" and function in _GATHERS):
+            ring = algorithm == "Ring"
+            nvls = algorithm in ("NVLS", "NVLSTree")
+            bus *= ranks / nsteps if ring else (5.0 / 6.0 if nvls else 0.5)
+        return bus
+    if not (algorithm != "Ring" and function in _GATHERS):
         ratio = ranks / nsteps if algorithm in ("Ring", "NVLS", "NVLSTree") else 0.5
         bus *= ratio
     return bus
+
+
+_GATHERS = ("AllGather", "ReduceScatter")
 
 
 def _nsteps(function: str, ranks: int) -> int:
@@ -189,26 +227,28 @@ def _nsteps(function: str, ranks: int) -> int:
     return ranks
 
 
-def _latency(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph):
+def _latency(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph, release):
     a, p = A[algorithm], P[protocol]
     nodes, ranks = system.nodes, system.ranks
     ppn = ranks / nodes
+    hw_lat = release.hw_latency_us
     intra_hw = T.HW_NVLINK if g.type_intra == "NVL" else T.HW_PCI
     hw = intra_hw if nodes == 1 else T.HW_NET
-    lat = T.BASE_LATENCY_US[a][p]
-    intra = T.HW_LATENCY_US[intra_hw][a][p]
-    inter = T.HW_LATENCY_US[T.HW_NET][A["Tree"] if ppn == 1 else a][p] + g.latency_inter
+    lat = release.base_latency_us[a][p]
+    intra = hw_lat[intra_hw][a][p]
+    net_algo = A["Tree"] if ppn == 1 and release.one_gpu_per_node_tree_latency else a
+    inter = hw_lat[T.HW_NET][net_algo][p] + g.latency_inter
     if protocol == "Simple":
         inter += g.latency_inter  # the flush
     nsteps = _nsteps(function, ranks)
     local = ranks // nodes
     if algorithm == "Ring":
-        hop = T.HW_LATENCY_US[hw][a][p]
+        hop = hw_lat[hw][a][p]
         if function in ("Reduce", "Broadcast"):
             if g.same_channels:
                 return lat + hop
             if protocol == "Simple":
-                hop = T.HW_LATENCY_US[hw][A["Tree"]][p]
+                hop = hw_lat[hw][A["Tree"]][p]
             return lat + nsteps * hop
         overhead = 0.0
         if nodes > 1:
@@ -216,8 +256,10 @@ def _latency(function: str, algorithm: str, protocol: str, system: NcclSystem, g
             if protocol == "Simple":
                 overhead *= 3
         intra = max(intra, overhead)
+        per_node = release.all_reduce_network_steps_per_node  # 2 nodes before 2.23
+        all_reduce_steps = 2 * nodes if per_node else 2 * (nodes - 1)
         inter_steps = (
-            0 if nodes == 1 else (2 * (nodes - 1) if function == "AllReduce" else nodes - 1)
+            0 if nodes == 1 else (all_reduce_steps if function == "AllReduce" else nodes - 1)
         )
         return lat + (nsteps - inter_steps) * intra + inter_steps * inter
     if algorithm == "Tree":
@@ -237,16 +279,21 @@ def _latency(function: str, algorithm: str, protocol: str, system: NcclSystem, g
     return lat
 
 
-def _ll128_allowed(system: NcclSystem, g: Graph) -> bool:
-    """LL128's default enablement (tuning.cc lines 518-535; NCCL_LL128_C2C at its default)."""
+def _ll128_allowed(system: NcclSystem, g: Graph, release) -> bool:
+    """LL128's default enablement (tuning.cc lines 518-535; NCCL_LL128_C2C at its default).
+    Before 2.23 only Volta, Ampere and Hopper (v2.22.3-1 tuning.cc lines 306-318)."""
     ok = T.PATH[g.type_inter] <= (T.PATH["PXN"] if system.cc >= 90 else T.PATH["PXB"])
     ok = ok and T.PATH[g.type_intra] <= T.PATH["NVB"]
+    if not release.pat and system.cc not in (70, 80, 90):
+        return False
     return ok and system.cc >= 70
 
 
-def cost_table(system: NcclSystem, enable: Enablement | None = None) -> CostTable:
+def cost_table(
+    system: NcclSystem, enable: Enablement | None = None, release: TunerRelease = CURRENT
+) -> CostTable:
     """NCCL's latency and bandwidth table on ``system`` with the overrides of ``enable``
-    (default: none, NCCL's own choices)."""
+    (default: none, NCCL's own choices), as NCCL ``release`` (default 2.30.7) computes it."""
     enable = enable or Enablement.defaults()
     n = len(T.FUNCTIONS), len(T.ALGORITHMS), len(T.PROTOCOLS)
     lat = [[[0.0] * n[2] for _ in range(n[1])] for _ in range(n[0])]
@@ -256,25 +303,26 @@ def cost_table(system: NcclSystem, enable: Enablement | None = None) -> CostTabl
             for algorithm in T.ALGORITHMS:
                 g = system.graphs.get(algorithm) or _NO_GRAPH
                 for protocol in T.PROTOCOLS:
-                    if _skip(function, algorithm, protocol, system):
+                    if _skip(function, algorithm, protocol, system, release):
                         continue
-                    busbw = _bandwidth(function, algorithm, protocol, system, g)
+                    busbw = _bandwidth(function, algorithm, protocol, system, g, release)
                     if busbw is None:
                         continue
                     f, a, p = F[function], A[algorithm], P[protocol]
                     bw[f][a][p] = busbw
-                    lat[f][a][p] = _latency(function, algorithm, protocol, system, g)
-        _apply_enablement(system, enable, bw)
+                    lat[f][a][p] = _latency(function, algorithm, protocol, system, g, release)
+        _apply_enablement(system, enable, bw, release)
     return CostTable(
         system,
         tuple(tuple(tuple(r) for r in f) for f in lat),
         tuple(tuple(tuple(r) for r in f) for f in bw),
         _max_threads(system),
         _thresholds(system),
+        release,
     )
 
 
-def _apply_enablement(system: NcclSystem, enable: Enablement, bw) -> None:
+def _apply_enablement(system: NcclSystem, enable: Enablement, bw, release) -> None:
     for function in T.FUNCTIONS:
         f = F[function]
         for algorithm in T.ALGORITHMS:
@@ -291,6 +339,6 @@ def _apply_enablement(system: NcclSystem, enable: Enablement, bw) -> None:
                 p = P[protocol]
                 proto_on = enable.protocol(function, protocol)
                 if proto_on == 2:
-                    proto_on = _ll128_allowed(system, g)
+                    proto_on = _ll128_allowed(system, g, release)
                 if not proto_on or not on:
                     bw[f][a][p] = 0.0
