@@ -101,11 +101,13 @@ def test_the_release_matters_2_30_7_gives_other_numbers_for_the_same_systems():
 def test_releases_alias_and_refuse_unknown_versions():
     assert release("2.21.5") is NCCL_2_22_3 and release("2.20.3") is NCCL_2_20_5
     assert release("2.30.7") is CURRENT is NCCL_2_30_7
-    with pytest.raises(ValueError, match="known releases: 2.30.7, 2.22.3, 2.20.5"):
+    with pytest.raises(ValueError, match="known releases: 2.30.7, 2.22.3, 2.21.5, 2.20.5, 2.20.3$"):
         release("2.25.1")
     # each older release is the next newer one with its differences, from NCCL's sources
     assert NCCL_2_20_5.ll_max_bw[2] == T.LL_MAX_BW[1] and NCCL_2_22_3.ll_max_bw == T.LL_MAX_BW
     assert NCCL_2_22_3.hw_latency_us[T.HW_NET][0][2] == 28.0 != T.HW_LATENCY_US[T.HW_NET][0][2]
+    assert NCCL_2_22_3.hw_latency_us[T.HW_NVLINK][0][2] == 28.0  # Tree/Simple, NVLink hop
+    assert T.HW_LATENCY_US[T.HW_NVLINK][0][2] == 4.0  # the book: "from 28 us to 4 us"
     assert NCCL_2_20_5.hw_latency_us[T.HW_NVLINK][4][2] == 23.0
     assert NCCL_2_22_3.hw_latency_us[T.HW_NVLINK][4][2] == 25.0
     assert NCCL_2_22_3.source.endswith("/v2.22.3-1/src/graph/tuning.cc")
@@ -121,3 +123,26 @@ def test_choice_lines_of_every_format_are_read():
         524288: ("NVLSTree", "Simple", 59.5536),
         4096: ("Tree", "LL128", 12.5),
     }  # the 2.24+ line has no time, so nothing to compare
+
+
+def test_predict_and_the_cli_price_with_an_older_release(capsys):
+    from nccl_course.cli import main
+    from nccl_course.cost.nccl import predict
+
+    # nccl#1595's logged call, through the public API and the command line
+    q = predict("all_reduce", 805306368, "h100-nvlink", proto="Simple", nccl_version="2.22.3")
+    assert (q.algorithm, q.protocol, q.nccl_version) == ("Ring", "Simple", "2.22.3")
+    assert abs(q.time_s * 1e6 - 3970.683594) / 3970.683594 < TIME_RTOL
+    argv = ["model", "all_reduce", "--size", "805306368", "--preset", "h100-nvlink", "--nccl"]
+    assert main(argv + ["--proto", "Simple", "--nccl-version", "2.21.5"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL 2.22.3 model" in out and "NCCL 2.21.5 has the same tuner as 2.22.3" in out
+    assert "PAT" not in out  # no PAT column before 2.23
+    assert main(argv + ["--nccl-version", "2.25.1"]) == 2
+    assert "no tuner model for NCCL 2.25.1" in capsys.readouterr().err
+    assert main(argv + ["--nccl-version", "2.20.5", "--algo", "ring"]) == 2
+    assert "fell back to Ring" in capsys.readouterr().err
+    assert main(argv + ["--nccl-version", "2.20.5", "--proto", "allreduce:simple"]) == 2
+    assert "2.24 added" in capsys.readouterr().err
+    assert main(argv[:-1] + ["--nccl-version", "2.20.5"]) == 2
+    assert "add --nccl" in capsys.readouterr().err

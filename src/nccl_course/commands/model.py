@@ -38,6 +38,13 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--proto", default=None, help="with --nccl: an NCCL_PROTO string, e.g. LL128 or ^LL"
     )
+    parser.add_argument(
+        "--nccl-version",
+        default=None,
+        metavar="X.Y.Z",
+        help="with --nccl: price with an older NCCL's tuner rules (2.22.3, 2.21.5, 2.20.5, "
+        "2.20.3; default 2.30.7); the topology search stays 2.30.7's",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
         "--list-presets", action="store_true", help="list the presets with their sources and exit"
@@ -85,6 +92,12 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.nccl_version and not args.nccl:
+        print(
+            "error: --nccl-version chooses the release of NCCL's own model: add --nccl",
+            file=sys.stderr,
+        )
+        return 2
     if args.nccl:
         return _run_nccl(args)
     try:
@@ -118,6 +131,7 @@ NCCL_JSON_KEYS = ("algorithm", "protocol", "channels", "time_s", "algbw_GBps", "
 
 def _run_nccl(args) -> int:
     from nccl_course.cost.nccl import candidates_table, function_name, predict
+    from nccl_course.cost.nccl.releases import release
     from nccl_course.units import format_size, parse_size
 
     if args.proto is not None and not args.proto:
@@ -131,6 +145,7 @@ def _run_nccl(args) -> int:
             ranks=args.ranks,
             algo=args.algorithm,
             proto=args.proto,
+            nccl_version=args.nccl_version,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -142,6 +157,8 @@ def _run_nccl(args) -> int:
         f"NCCL {pred.nccl_version} model: {pred.collective} of {format_size(size)} on "
         f"{pred.preset} ({pred.ranks} ranks, {pred.nodes} node(s))"
     )
+    if args.nccl_version and args.nccl_version != pred.nccl_version:
+        print(f"  (NCCL {args.nccl_version} has the same tuner as {pred.nccl_version})")
     print(f"  algorithm  {pred.algorithm}")
     print(f"  protocol   {pred.protocol}")
     print(f"  channels   {pred.channels}")
@@ -149,5 +166,6 @@ def _run_nccl(args) -> int:
     print(f"  algbw      {pred.algbw_GBps:12.2f} GB/s")
     print(f"  busbw      {pred.busbw_GBps:12.2f} GB/s")
     print("candidates (us, -1: disabled), laid out as NCCL_DEBUG_SUBSYS=TUNING prints:")
-    print(candidates_table(function_name(args.collective), pred.candidates))
+    algorithms = release(pred.nccl_version).algorithms
+    print(candidates_table(function_name(args.collective), pred.candidates, algorithms))
     return 0

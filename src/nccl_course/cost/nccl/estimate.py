@@ -12,6 +12,11 @@ all_to_all, send_recv, gather and scatter are not priced: NCCL runs them as grou
 point-to-point sends and receives, which its tuner does not model (it only covers the five
 functions in ``tables.FUNCTIONS``); :func:`predict` refuses them with a ValueError.
 
+``nccl_version`` prices with an older release's tuner rules
+(:mod:`~nccl_course.cost.nccl.releases`: 2.22.3, 2.21.5, 2.20.5, 2.20.3) on the graphs of the
+2.30.7 search rules; forcing algorithms is modelled for 2.30.7 only, because older releases
+fell back to Ring where a forced algorithm could not run.
+
 Units: bytes; ``time_s`` seconds; GB/s = 1e9 bytes/s; ``candidates`` in microseconds.
 """
 
@@ -22,7 +27,8 @@ from functools import lru_cache
 
 from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.nccl import tables as T
-from nccl_course.cost.nccl.overrides import Enablement
+from nccl_course.cost.nccl.overrides import Enablement, NcclInvalidUsage
+from nccl_course.cost.nccl.releases import CURRENT, release
 from nccl_course.cost.nccl.select import choose
 from nccl_course.cost.nccl.system import NcclHardware, NcclSystem, layout
 from nccl_course.cost.nccl.tuner import CostTable, cost_table
@@ -99,13 +105,36 @@ def _system(hw: NcclHardware, nodes: int, per_node: int) -> NcclSystem:
 
 
 @lru_cache(maxsize=1024)
-def _table(system: NcclSystem, algo: str | None, proto: str | None) -> CostTable:
-    return cost_table(system, Enablement.parse(algo, proto))
+def _table(
+    system: NcclSystem, algo: str | None, proto: str | None, version: str = CURRENT.version
+) -> CostTable:
+    return cost_table(system, Enablement.parse(algo, proto), release(version))
 
 
-def table_for(preset: str | Preset, ranks=None, *, algo=None, proto=None) -> CostTable:
+def _checked_version(nccl_version: str | None, algo: str | None, proto: str | None) -> str:
+    """The release to price with; ValueError for overrides the older releases read otherwise."""
+    version = release(nccl_version).version if nccl_version else CURRENT.version
+    if version != CURRENT.version:
+        if algo:
+            raise NcclInvalidUsage(
+                f"forcing an algorithm is modelled for NCCL {CURRENT.version} only: NCCL "
+                f"{version} fell back to Ring where the forced algorithm could not run; "
+                "drop --algo or the NCCL version"
+            )
+        if proto and ":" in proto:
+            raise NcclInvalidUsage(
+                f"NCCL {version} has no per-collective NCCL_PROTO (2.24 added "
+                f"'function:protocol'); give a plain list such as Simple or ^LL"
+            )
+    return version
+
+
+def table_for(
+    preset: str | Preset, ranks=None, *, algo=None, proto=None, nccl_version=None
+) -> CostTable:
     """NCCL's cost table (latency, bandwidth per function x algorithm x protocol)."""
-    return _table(system_for(preset, ranks), algo, proto)
+    version = _checked_version(nccl_version, algo, proto)
+    return _table(system_for(preset, ranks), algo, proto, version)
 
 
 def predict(
@@ -116,17 +145,20 @@ def predict(
     ranks: int | None = None,
     algo: str | None = None,
     proto: str | None = None,
+    nccl_version: str | None = None,
 ) -> NcclPrediction:
     """NCCL's pick and time for ``collective`` of ``size_bytes`` (nccl-tests' size, which is
     NCCL's nBytes for these five collectives) on ``preset``. ``algo`` / ``proto``: NCCL_ALGO /
     NCCL_PROTO strings ("ring", "allreduce:tree", "^NVLS"). Raises NcclInvalidUsage (a
-    ValueError) with NCCL's message for a bad string or one that leaves no algorithm."""
+    ValueError) with NCCL's message for a bad string or one that leaves no algorithm.
+    ``nccl_version``: price with that release's tuner (default 2.30.7; see the module doc)."""
     function = function_name(collective)
     if size_bytes < 0:
         raise ValueError(f"size must be non-negative, got {size_bytes}")
+    version = _checked_version(nccl_version, algo, proto)
     preset = get_preset(preset)
     system = system_for(preset, ranks)
-    table = _table(system, algo, proto)
+    table = _table(system, algo, proto, version)
     choice = choose(table, function, int(size_bytes), algo=algo, proto=proto)
     seconds = choice.time_us * 1e-6
     if seconds > 0 and size_bytes > 0:
@@ -148,4 +180,5 @@ def predict(
         algbw_GBps=algbw,
         busbw_GBps=busbw,
         candidates=choice.candidates,
+        nccl_version=version,
     )

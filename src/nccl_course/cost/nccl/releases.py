@@ -66,6 +66,11 @@ class TunerRelease:
     nvls_tree_correction: bool = True
 
     @property
+    def algorithms(self) -> tuple[str, ...]:
+        """The algorithms this release has, in NCCL's order (no PAT before 2.23)."""
+        return T.ALGORITHMS if self.pat else tuple(a for a in T.ALGORITHMS if a != "PAT")
+
+    @property
     def source(self) -> str:
         """The release's tuning.cc on GitHub."""
         return f"https://github.com/NVIDIA/nccl/blob/{self.tag}/src/graph/tuning.cc"
@@ -144,12 +149,19 @@ RELEASES = {r.version: r for r in (NCCL_2_30_7, NCCL_2_22_3, NCCL_2_20_5)}
 CURRENT = NCCL_2_30_7
 
 
+#: Releases whose tuner is the same as a listed one's (see the module docstring).
+_ALIASES = {"2.21.5": "2.22.3", "2.20.3": "2.20.5"}
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
+
+
 def release(version: str) -> TunerRelease:
     """The :class:`TunerRelease` for ``version`` ("2.30.7", "2.22.3", "2.20.5"; 2.21.5 and
     2.20.3 map to the release whose tuner they share). Raises ValueError naming the known ones."""
-    aliases = {"2.21.5": "2.22.3", "2.20.3": "2.20.5"}
-    found = RELEASES.get(aliases.get(version, version))
+    found = RELEASES.get(_ALIASES.get(version, version))
     if found is None:
-        known = ", ".join([*RELEASES, *aliases])
+        known = ", ".join(sorted([*RELEASES, *_ALIASES], key=_numbers, reverse=True))
         raise ValueError(f"no tuner model for NCCL {version}; known releases: {known}")
     return found

@@ -10,9 +10,9 @@ from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.tuner import CostTable
 
 
-def _blocks():
-    for start in range(0, len(T.ALGORITHMS), 3):
-        yield T.ALGORITHMS[start : start + 3]
+def _blocks(algorithms=T.ALGORITHMS):
+    for start in range(0, len(algorithms), 3):
+        yield algorithms[start : start + 3]
 
 
 def _header(algos) -> list[str]:
@@ -25,7 +25,7 @@ def _header(algos) -> list[str]:
 def tuning_table(table: CostTable, functions=T.FUNCTIONS) -> str:
     """The latency/bandwidth table NCCL prints at init (every function by default)."""
     lines = []
-    for algos in _blocks():
+    for algos in _blocks(table.release.algorithms):
         lines += _header(algos)
         threads = " Max NThreads |"
         for a in algos:
@@ -44,10 +44,11 @@ def tuning_table(table: CostTable, functions=T.FUNCTIONS) -> str:
     return "\n".join(lines)
 
 
-def candidates_table(function: str, candidates: dict) -> str:
-    """The time of every algorithm/protocol for one operation, in the TUNING layout (us)."""
+def candidates_table(function: str, candidates: dict, algorithms=T.ALGORITHMS) -> str:
+    """The time of every algorithm/protocol for one operation, in the TUNING layout (us);
+    ``algorithms``: the columns (the release's algorithms)."""
     lines = []
-    for algos in _blocks():
+    for algos in _blocks(algorithms):
         lines += _header(algos)
         row = f"{function:>13} |"
         for a in algos:
