@@ -56,8 +56,15 @@ def test_the_sweeps_load():
 def test_metadata_is_complete(sweep):
     for key in METADATA_KEYS:
         assert key in sweep.metadata, key
-    # a permalink: the exact version that was read
-    assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/", sweep.source_url)
+    # a permalink: the exact version that was read; or an issue thread, which has no commit,
+    # so the note must say whose post and when
+    issue = re.match(r"https://github\.com/[\w.-]+/[\w.-]+/issues/\d+$", sweep.source_url)
+    if issue:
+        assert re.search(r"\b20\d\d-\d\d", sweep.metadata["source_note"]), "post date"
+    else:
+        assert re.match(
+            r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/", sweep.source_url
+        )
     assert sweep.nccl_version.strip()
     assert sweep.metadata["command"].strip() and sweep.metadata["benchmark"].strip()
     assert sweep.ranks == sweep.metadata["gpus_per_node"] * sweep.metadata["nodes"]
