@@ -18,7 +18,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("collective", nargs="?", help="e.g. all_reduce, all_gather, broadcast")
     parser.add_argument("--size", help="size in nccl-tests convention, e.g. 64MiB, 1GiB, 8")
-    parser.add_argument("--preset", default="h100-nvlink", help="hardware preset name")
+    parser.add_argument(
+        "--preset", default=None, help="hardware preset name (default: h100-nvlink)"
+    )
     parser.add_argument(
         "--ranks", "-p", type=int, default=None, help="rank count (default: the preset's)"
     )
@@ -49,6 +51,22 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--list-presets", action="store_true", help="list the presets with their sources and exit"
     )
+    parser.add_argument(
+        "--check-log",
+        metavar="FILE",
+        default=None,
+        help="compare NCCL's own tuner output in FILE (a log of NCCL_DEBUG=INFO "
+        "NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING, rank 0) with the model on the system the log "
+        "describes; needs --preset or --sm; exit 1 if anything differs",
+    )
+    parser.add_argument(
+        "--sm",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --check-log: the GPUs' compute capability (90 for H100/H200, 100 for B200) "
+        "when no preset describes the machine",
+    )
     parser.set_defaults(func=run)
 
 
@@ -56,6 +74,14 @@ def run(args) -> int:
     from nccl_course.cost import PRESETS, algorithms_for, predict
     from nccl_course.units import format_size, parse_size
 
+    if args.check_log:
+        from nccl_course.commands._model_check_log import run_check_log
+
+        return run_check_log(args)
+    if args.sm is not None:
+        print("error: --sm only goes with --check-log", file=sys.stderr)
+        return 2
+    args.preset = args.preset or "h100-nvlink"
     if args.list_presets:
         if args.json:
             print(

@@ -18,21 +18,26 @@ Units: bytes, microseconds, GB/s (1e9 bytes/s).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from nccl_course.cost.nccl import tables as T
+from nccl_course.cost.nccl.log_check import (
+    CELL_ATOL,
+    TIME_RTOL,
+    CellCheck,
+    ChoiceCheck,
+    LoggedSystem,
+    compare_calls,
+    compare_table,
+)
+from nccl_course.cost.nccl.log_reader import NcclLog, read_log
 from nccl_course.cost.nccl.overrides import Enablement
 from nccl_course.cost.nccl.releases import TunerRelease, release
-from nccl_course.cost.nccl.select import choose
-from nccl_course.cost.nccl.system import Graph, NcclHardware, NcclSystem
+from nccl_course.cost.nccl.system import Graph, NcclHardware
 from nccl_course.cost.nccl.tuner import CostTable, cost_table
 
-#: Relative tolerance for a printed time ("%f" of a float) and absolute one for a table cell
-#: ("%.1f").
-TIME_RTOL = 1e-6
-CELL_ATOL = 0.05
+__all__ = ["CELL_ATOL", "TIME_RTOL", "LOGS", "PublicLog", "check_choices", "check_table"]
 
 _H100 = NcclHardware(
     gpu="H100 SXM",
@@ -73,7 +78,7 @@ class PublicLog:
         return release(self.nccl)
 
     @cached_property
-    def system(self) -> NcclSystem:
+    def system(self) -> LoggedSystem:
         return LoggedSystem(
             self.hardware, self.nodes, self.hardware.gpus_per_node, True, self.graphs
         )
@@ -82,117 +87,20 @@ class PublicLog:
     def table(self) -> CostTable:
         return cost_table(self.system, Enablement.parse(None, self.proto), self.release)
 
-
-@dataclass(frozen=True)
-class LoggedSystem(NcclSystem):
-    """A system whose graphs are the model's search except those a log gives."""
-
-    logged_graphs: tuple[tuple[str, Graph], ...] = ()
-
     @cached_property
-    def graphs(self) -> dict[str, Graph | None]:
-        return {**super().graphs, **dict(self.logged_graphs)}
-
-
-_CHOICE = re.compile(r"(\d+) Bytes -> Algo (\w+) proto (\w+)(?: time ([0-9.]+))?")
-
-
-@dataclass(frozen=True)
-class ChoiceCheck:
-    """One logged call: NCCL's choice and time next to the model's (us)."""
-
-    n_bytes: int
-    nccl_algorithm: str
-    nccl_protocol: str
-    nccl_time_us: float
-    model_algorithm: str
-    model_protocol: str
-    model_time_us: float
-
-    @property
-    def relative_error(self) -> float:
-        return (self.model_time_us - self.nccl_time_us) / self.nccl_time_us
-
-    @property
-    def same_choice(self) -> bool:
-        return (self.nccl_algorithm, self.nccl_protocol) == (
-            self.model_algorithm,
-            self.model_protocol,
-        )
-
-
-def _name(token: str, names: tuple[str, ...]) -> str:
-    """An algorithm or protocol as logged: an index (2.20-2.23) or a name such as NVLS_TREE."""
-    if token.isdigit():
-        return names[int(token)]
-    wanted = token.replace("_", "").lower()
-    return next(n for n in names if n.lower() == wanted)
-
-
-def logged_choices(text: str) -> dict[int, tuple[str, str, float]]:
-    """{bytes: (algorithm, protocol, time us)} from the ``Bytes -> Algo`` lines with a time."""
-    out = {}
-    for m in _CHOICE.finditer(text):
-        if m.group(4) is not None:
-            algo = _name(m.group(2), T.ALGORITHMS)
-            proto = _name(m.group(3), T.PROTOCOLS)
-            out[int(m.group(1))] = (algo, proto, float(m.group(4)))
-    return out
+    def parsed(self) -> NcclLog:
+        return read_log(self.text, self.table_algorithms or None)
 
 
 def check_choices(log: PublicLog, function: str = "AllReduce") -> list[ChoiceCheck]:
-    """The model's choice and time for every size the log shows, sizes ascending."""
-    rows = []
-    for n_bytes, (algo, proto, t) in sorted(logged_choices(log.text).items()):
-        c = choose(log.table, function, n_bytes)
-        rows.append(ChoiceCheck(n_bytes, algo, proto, t, c.algorithm, c.protocol, c.time_us))
-    return rows
+    """The model's choice and time for every call the log shows, sizes ascending."""
+    return compare_calls(log.parsed, log.table, function)
 
 
-_ROW = re.compile(r"\b(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce) \|(.*)$", re.M)
-_THREADS = re.compile(r"Max NThreads \|(.*)$", re.M)
-
-
-@dataclass(frozen=True)
-class CellCheck:
-    """One printed table cell (latency us / bandwidth GB/s) and the model's; ``nccl`` has the
-    latency alone where the line is cut after it or its bandwidth is not compared."""
-
-    function: str
-    algorithm: str
-    protocol: str
-    nccl: tuple[float, ...]
-    model: tuple[float, float]
-
-    @property
-    def matches(self) -> bool:
-        return all(abs(a - b) <= CELL_ATOL for a, b in zip(self.nccl, self.model, strict=False))
-
-
-def check_table(log: PublicLog) -> tuple[list[CellCheck], list[tuple[int, int]]]:
+def check_table(log: PublicLog) -> tuple[list[CellCheck], list[tuple[str, str, int, int]]]:
     """Every printed latency/bandwidth cell next to the model's, and the printed "Max
-    NThreads" row next to the model's (threads per algorithm x protocol)."""
-    table, algos = log.table, log.table_algorithms
-    cells = []
-    for m in _ROW.finditer(log.text):
-        function = m.group(1)
-        f = T.FUNCTIONS.index(function)
-        printed = [c.strip() for c in m.group(2).split("|") if c.strip()]
-        for i, cell in enumerate(printed):
-            algorithm, protocol = algos[i // 3], T.PROTOCOLS[i % 3]
-            a, p = T.ALGORITHMS.index(algorithm), i % 3
-            model = (table.latency_us[f][a][p], table.bandwidth_GBps[f][a][p])
-            nccl = tuple(float(x) for x in cell.split("/"))
-            if (function, algorithm) in log.latency_only:
-                nccl = nccl[:1]
-            cells.append(CellCheck(function, algorithm, protocol, nccl, model))
-    threads = []
-    m = _THREADS.search(log.text)
-    if m:
-        for i, n in enumerate(re.findall(r"\d+", m.group(1))):
-            a = T.ALGORITHMS.index(algos[i // 3])
-            threads.append((int(n), table.max_threads[a][i % 3]))
-    return cells, threads
+    NThreads" next to the model's (algorithm, protocol, printed, model)."""
+    return compare_table(log.parsed, log.table, log.latency_only)
 
 
 #: github.com/NVIDIA/nccl/issues/1453, turn 2 (2024-09): NCCL 2.22.3+cuda12.5, three VMs of

@@ -1,0 +1,191 @@
+"""Reading what NCCL says about its tuner in an ``NCCL_DEBUG=INFO`` log.
+
+With ``NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING`` (``NCCL_DEBUG_FILE`` keeps it apart from the
+program's output) NCCL prints, among much else:
+
+* ``NCCL version 2.30.7+cuda12.9`` (every release);
+* ``comm 0x.. rank 0 nRanks 16 nNodes 2 localRanks 8 ...`` (INIT, src/init.cc line 1422 of
+  v2.30.7-1), the communicator's shape;
+* ``Pattern 4, crossNic 0, nChannels 8, bw 24.000000/24.000000, type NVL/PIX, sameChannels 1``
+  (GRAPH, src/graph/search.cc line 1319), one line per graph the topology search found, in the
+  order ring, tree, CollNet chain and direct (with a CollNet plugin), NVLS (src/init.cc lines
+  1175-1216); pattern 4 is a ring, 1-3 trees, 5 NVLS, 6 CollNet direct (src/include/graph.h);
+* ``CPU/0-0 (1/1/2)`` in the topology dump: architecture / vendor / model codes (vendor 1 Intel,
+  2 AMD; src/include/graph.h lines 82-85);
+* ``NVLS multicast support is available on dev 0`` where NVLink SHARP can run;
+* the cost table (TUNING, src/graph/tuning.cc lines 543-585): blocks of three algorithms with an
+  ``Algorithm`` row naming them, ``Max NThreads``, then ``latency/bandwidth`` per function;
+* one line per call: ``<bytes> Bytes -> Algo <i> proto <j> time <us>`` in 2.20-2.22, prefixed
+  with the function from 2.23, and ``<Function>: <bytes> Bytes -> Algo RING proto SIMPLE
+  channel{Lo..Hi}={0..7}`` without a time from 2.24 (src/enqueue.cc line 822 of v2.30.7-1).
+
+:func:`read_log` takes the first of each (rank 0 prints the table and the calls) and returns
+an :class:`NcclLog`. Units as printed: microseconds, GB/s, bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from nccl_course.cost.nccl import tables as T
+from nccl_course.cost.nccl.system import Graph
+
+_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+_COMM = re.compile(r"comm 0x[0-9a-f]+ rank \d+ nRanks (\d+) nNodes (\d+) localRanks (\d+)")
+_PATTERN = re.compile(
+    r"Pattern (\d+), crossNic \d+, nChannels (\d+), bw ([0-9.]+)/([0-9.]+), "
+    r"type (\w+)/(\w+), sameChannels (\d)"
+)
+_CPU = re.compile(r"\bCPU/[0-9a-f]+(?:-[0-9a-f]+)? \((\d+)/(\d+)/(\d+)\)")
+_NVLS = re.compile(r"NVLS multicast support is (not )?available")
+_ALGO_HEADER = re.compile(r"\bAlgorithm\s+\|(.*)$", re.M)
+_FUNCTION_ROW = re.compile(r"\b(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce) \|(.*)$", re.M)
+_THREADS = re.compile(r"Max NThreads \|(.*)$", re.M)
+_CALL = re.compile(
+    r"(?:(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): )?(\d+) Bytes -> Algo (\w+) "
+    r"proto (\w+)(?: time ([0-9.]+))?(?: channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\})?"
+)
+_CPU_VENDORS = {1: "Intel", 2: "AMD"}
+# "host:pid" of the process that logs the communicator's rank 0
+_RANK0 = re.compile(r"^(\S+:\d+):\d+ \[\d+\] NCCL INFO comm 0x[0-9a-f]+ rank 0 ", re.M)
+
+
+@dataclass(frozen=True)
+class LoggedCall:
+    """One ``Bytes -> Algo`` line: ``function`` (None before 2.23, which does not print it),
+    ``time_us`` (None from 2.24, which does not print it), ``channels`` (from 2.24)."""
+
+    function: str | None
+    n_bytes: int
+    algorithm: str
+    protocol: str
+    time_us: float | None = None
+    channels: int | None = None
+
+
+@dataclass(frozen=True)
+class NcclLog:
+    """What a log says. ``graphs``: (NCCL algorithm name, :class:`Graph`) pairs; ``cells``:
+    {(function, algorithm, protocol): (latency us, bandwidth GB/s)} as printed (latency alone
+    where a line is cut); ``threads``: {(algorithm, protocol): Max NThreads}."""
+
+    version: str | None = None
+    ranks: int | None = None
+    nodes: int | None = None
+    local_ranks: int | None = None
+    graphs: tuple[tuple[str, Graph], ...] = ()
+    cpu_vendor: str | None = None
+    nvls_multicast: bool | None = None
+    cells: dict = field(default_factory=dict)
+    threads: dict = field(default_factory=dict)
+    calls: tuple[LoggedCall, ...] = ()
+
+
+def _name(token: str, names: tuple[str, ...]) -> str:
+    """An algorithm or protocol as logged: an index (2.20-2.23) or a name (RING, NVLS_TREE)."""
+    if token.isdigit():
+        return names[int(token)]
+    wanted = token.replace("_", "").lower()
+    for name in names:
+        if name.lower() == wanted:
+            return name
+    raise ValueError(f"unknown NCCL name {token!r} in the log")
+
+
+def _rank0_lines(text: str) -> str:
+    """The lines of rank 0's process where lines carry NCCL's ``host:pid:tid [dev]`` prefix
+    (several ranks writing to one file), else all of them."""
+    rank0 = _RANK0.search(text)
+    if not rank0:
+        return text
+    process = rank0.group(1)
+    return "\n".join(line for line in text.splitlines() if line.startswith(process + ":"))
+
+
+def _graphs(text: str) -> tuple[tuple[str, Graph], ...]:
+    """Rank 0's graphs in search order; a repeat (a second communicator) ends the first set."""
+    found: dict[str, Graph] = {}
+    trees = 0
+    for m in _PATTERN.finditer(_rank0_lines(text)):
+        pattern = int(m.group(1))
+        graph = Graph(
+            n_channels=int(m.group(2)),
+            bw_intra=float(m.group(3)),
+            bw_inter=float(m.group(4)),
+            type_intra=m.group(5),
+            type_inter=m.group(6),
+            pattern=pattern,
+            same_channels=m.group(7) == "1",
+        )
+        if pattern in (T.PATTERN_BALANCED_TREE, T.PATTERN_SPLIT_TREE, T.PATTERN_TREE):
+            trees += 1
+            names = ("Tree", "PAT") if trees == 1 else ("CollNetChain",)
+        else:
+            names = {4: ("Ring",), 5: ("NVLS", "NVLSTree"), 6: ("CollNetDirect",)}.get(pattern, ())
+        if names and names[0] in found:
+            break  # the next rank's copy of the same search
+        for name in names:
+            found[name] = graph
+    return tuple(found.items())
+
+
+def _table(text: str, algorithms: tuple[str, ...] | None) -> tuple[dict, dict]:
+    """Cells and threads of the first printed table. Each block's columns are named by the
+    ``Algorithm`` row above it, or by ``algorithms`` for a block printed without one."""
+    cells: dict = {}
+    threads: dict = {}
+    block: list[str] = list(algorithms or ())
+    for line in text.splitlines():
+        header = _ALGO_HEADER.search(line)
+        if header:
+            block = [name.strip() for name in header.group(1).split("|") if name.strip()]
+            continue
+        m = _THREADS.search(line)
+        if m and block:
+            counts = [int(x) for x in re.findall(r"\d+", m.group(1))]
+            for i, n in enumerate(counts[: 3 * len(block)]):
+                threads.setdefault((block[i // 3], T.PROTOCOLS[i % 3]), n)
+            continue
+        m = _FUNCTION_ROW.search(line)
+        if m and block and "Bytes ->" not in line:
+            printed = [c.strip() for c in m.group(2).split("|") if c.strip()]
+            for i, cell in enumerate(printed[: 3 * len(block)]):
+                key = (m.group(1), block[i // 3], T.PROTOCOLS[i % 3])
+                cells.setdefault(key, tuple(float(x) for x in cell.split("/")))
+    return cells, threads
+
+
+def read_log(text: str, table_algorithms: tuple[str, ...] | None = None) -> NcclLog:
+    """Everything :class:`NcclLog` holds that ``text`` contains (missing parts stay empty).
+    ``table_algorithms``: the algorithms of a table block whose ``Algorithm`` row is missing."""
+    version = _VERSION.search(text)
+    comm = _COMM.search(text)
+    cpu = _CPU.search(text)
+    nvls = _NVLS.search(text)
+    calls = []
+    for m in _CALL.finditer(text):
+        lo, hi = m.group(6), m.group(7)
+        calls.append(
+            LoggedCall(
+                function=m.group(1),
+                n_bytes=int(m.group(2)),
+                algorithm=_name(m.group(3), T.ALGORITHMS),
+                protocol=_name(m.group(4), T.PROTOCOLS),
+                time_us=float(m.group(5)) if m.group(5) else None,
+                channels=int(hi) - int(lo) + 1 if lo is not None else None,
+            )
+        )
+    cells, threads = _table(text, table_algorithms)
+    return NcclLog(
+        version=version.group(1) if version else None,
+        ranks=int(comm.group(1)) if comm else None,
+        nodes=int(comm.group(2)) if comm else None,
+        local_ranks=int(comm.group(3)) if comm else None,
+        graphs=_graphs(text),
+        cpu_vendor=_CPU_VENDORS.get(int(cpu.group(2))) if cpu else None,
+        nvls_multicast=(nvls.group(1) is None) if nvls else None,
+        cells=cells,
+        threads=threads,
+        calls=tuple(calls),
+    )
