@@ -6,7 +6,9 @@
 #
 # Writes: environment.json (nccl-course doctor --json), topology.txt, labNN-run.txt (main() of
 # each solution), labNN-tests.txt (the lab's tests on the backend in use), bench-all_reduce.json/.png/.txt,
-# summary.txt. Exits 1 if anything failed. Budget: about 5 minutes on a GPU box.
+# on NCCL nccl-log.HOST.PID (NCCL's INIT,GRAPH,TUNING log) and model-vs-nccl-log.txt (nccl-course
+# model --check-log on rank 0's log), summary.txt. Exits 1 if anything failed. Budget: about 5
+# minutes on a GPU box.
 set -u
 
 OUT="${1:-./gpu-check-results}"
@@ -72,9 +74,35 @@ for lab_dir in "$HERE"/[0-9][0-9]-*/; do
         "$PY" -m pytest "$lab_dir/tests" -q -p no:cacheprovider --import-mode=importlib
 done
 
+# On NCCL, the benchmark also keeps NCCL's own log of its tuner (one file per process) ...
+NCCL_LOG_ENV=(env)
+if [ "$BACKEND" = nccl ]; then
+    NCCL_LOG_ENV=(env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING
+        "NCCL_DEBUG_FILE=$OUT/nccl-log.%h.%p")
+fi
 step "bench all_reduce 8 B .. $MAXBYTES on $NPROC rank(s)" 600 "$OUT/bench-all_reduce.txt" -- \
-    "${COURSE[@]}" bench all_reduce --nproc "$NPROC" --backend "$BACKEND" -b 8 -e "$MAXBYTES" \
-    -n 20 -w 5 --json "$OUT/bench-all_reduce.json" --plot "$OUT/bench-all_reduce.png" --no-progress
+    "${NCCL_LOG_ENV[@]}" "${COURSE[@]}" bench all_reduce --nproc "$NPROC" --backend "$BACKEND" \
+    -b 8 -e "$MAXBYTES" -n 20 -w 5 --json "$OUT/bench-all_reduce.json" \
+    --plot "$OUT/bench-all_reduce.png" --no-progress
+
+# ... which the course's model of NCCL's tuner is compared with. A difference is a finding
+# about the model (see model-vs-nccl-log.txt), not a failed check, so it only adds a note.
+if [ "$BACKEND" = nccl ]; then
+    LOG=$(grep -l "NCCL INFO comm 0x[0-9a-f]* rank 0 nRanks" "$OUT"/nccl-log.* 2> /dev/null | head -n 1)
+    SM=$("$PY" -c "import torch; a, b = torch.cuda.get_device_capability(); print(10 * a + b)")
+    if [ -n "$LOG" ]; then
+        "${COURSE[@]}" model --check-log "$LOG" --sm "$SM" > "$OUT/model-vs-nccl-log.txt" 2>&1
+        CHECK=$?
+        if [ "$CHECK" -eq 2 ]; then  # a release the model does not have: compare with its own
+            "${COURSE[@]}" model --check-log "$LOG" --sm "$SM" --nccl-version 2.30.7 \
+                >> "$OUT/model-vs-nccl-log.txt" 2>&1
+            CHECK=$?
+        fi
+        note "INFO  NCCL's tuner vs the model (exit $CHECK): $(grep -E '^(NCCL [0-9.]+ tuner|table cells|calls)' "$OUT/model-vs-nccl-log.txt" | tr '\n' ';')"
+    else
+        note "INFO  no rank-0 NCCL log in $OUT to compare with the model"
+    fi
+fi
 
 if [ "$FAILED" -eq 0 ]; then note "all steps passed"; else note "some steps FAILED"; fi
 exit "$FAILED"
