@@ -62,9 +62,7 @@ def test_metadata_is_complete(sweep):
     if issue:
         assert re.search(r"\b20\d\d-\d\d", sweep.metadata["source_note"]), "post date"
     else:
-        assert re.match(
-            r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/", sweep.source_url
-        )
+        assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/blob/[0-9a-f]{40}/", sweep.source_url)
     assert sweep.nccl_version.strip()
     assert sweep.metadata["command"].strip() and sweep.metadata["benchmark"].strip()
     assert sweep.ranks == sweep.metadata["gpus_per_node"] * sweep.metadata["nodes"]
