@@ -101,12 +101,19 @@ def uses_node_rings(collective: str, algorithm: str, preset: Preset, ranks: int)
     )
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
+def _schedule(collective: str, algorithm: str, ranks: int, chunks: int):
+    """One schedule per shape, shared by every preset's topology: building it is most of the
+    cost of pricing it (step_costs only reads it)."""
+    return build_schedule(collective, algorithm, ranks, chunks=chunks)
+
+
+@lru_cache(maxsize=8192)
 def _costs(collective: str, algorithm: str, preset: Preset, ranks: int, chunks: int) -> StepCosts:
     if uses_node_rings(collective, algorithm, preset, ranks):
         schedule = build_node_ring_schedule(collective, ranks, preset.ranks_per_node, chunks=chunks)
     else:
-        schedule = build_schedule(collective, algorithm, ranks, chunks=chunks)
+        schedule = _schedule(collective, algorithm, ranks, chunks)
     return step_costs(schedule, preset.topology(ranks))
 
 
