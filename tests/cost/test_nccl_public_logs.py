@@ -10,12 +10,12 @@ from dataclasses import replace
 import pytest
 
 from nccl_course.cost.nccl import tables as T
+from nccl_course.cost.nccl.log_check import TIME_RTOL
 from nccl_course.cost.nccl.overrides import Enablement
 from nccl_course.cost.nccl.public_logs import (
     NCCL_1453,
     NCCL_1519,
     NCCL_1595,
-    TIME_RTOL,
     check_choices,
     check_table,
 )

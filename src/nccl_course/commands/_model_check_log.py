@@ -34,6 +34,8 @@ def _hardware(args, log):
             "with --sm alone the graphs must come from the log, and it has no 'Pattern ...' "
             "lines: run with NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING, or give --preset"
         )
+    # Only graphs the log lacks (e.g. PAT's) come from the search, so the links and NICs
+    # here need only be of the right kind, NVLink or PCIe, network or none.
     nvlink = names["Ring"].type_intra == "NVL"
     return NcclHardware(
         gpu=f"sm_{args.sm}",

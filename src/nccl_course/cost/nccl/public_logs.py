@@ -23,8 +23,6 @@ from functools import cached_property
 
 from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.log_check import (
-    CELL_ATOL,
-    TIME_RTOL,
     CellCheck,
     ChoiceCheck,
     LoggedSystem,
@@ -36,8 +34,6 @@ from nccl_course.cost.nccl.overrides import Enablement
 from nccl_course.cost.nccl.releases import TunerRelease, release
 from nccl_course.cost.nccl.system import Graph, NcclHardware
 from nccl_course.cost.nccl.tuner import CostTable, cost_table
-
-__all__ = ["CELL_ATOL", "TIME_RTOL", "LOGS", "PublicLog", "check_choices", "check_table"]
 
 _H100 = NcclHardware(
     gpu="H100 SXM",

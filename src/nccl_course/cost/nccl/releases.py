@@ -43,6 +43,8 @@ class TunerRelease:
     ``one_gpu_per_node_tree_latency``: with one GPU per node the network latency of every
     algorithm is Tree's (2.23 on).
     ``pat``: the PAT algorithm exists (2.23 on).
+    ``ll128_volta_to_hopper_only``: LL128 is enabled by default on compute capability 70, 80
+    and 90 only (before 2.23; later releases allow it from 70 up).
     ``nvls_tree_cap``: NVLSTree bandwidth is capped per channel (``PER_CH_MAX_NVLS_TREE_BW``,
     2.28 on).
     ``nvls_tree_correction``: NVLSTree all-reduce gets the Tree correction on Blackwell (2.29
@@ -62,6 +64,7 @@ class TunerRelease:
     all_reduce_network_steps_per_node: bool = False
     one_gpu_per_node_tree_latency: bool = True
     pat: bool = True
+    ll128_volta_to_hopper_only: bool = False
     nvls_tree_cap: bool = True
     nvls_tree_correction: bool = True
 
@@ -125,6 +128,7 @@ NCCL_2_22_3 = replace(
     all_reduce_network_steps_per_node=True,
     one_gpu_per_node_tree_latency=False,
     pat=False,
+    ll128_volta_to_hopper_only=True,
     nvls_tree_cap=False,
     nvls_tree_correction=False,
 )

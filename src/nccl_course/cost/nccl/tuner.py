@@ -205,7 +205,7 @@ def _bandwidth(function: str, algorithm: str, protocol: str, system: NcclSystem,
     if not release.nvls_efficiency_model:
         # before 2.28: NVLS converted by 5/6, and every algorithm but CollNetDirect converted
         # for all-gather / reduce-scatter (v2.22.3-1 tuning.cc lines 210-217)
-        if not (collnet and algorithm == "CollNetDirect" and function in _GATHERS):
+        if not (algorithm == "CollNetDirect" and function in _GATHERS):
             ring = algorithm == "Ring"
             nvls = algorithm in ("NVLS", "NVLSTree")
             bus *= ranks / nsteps if ring else (5.0 / 6.0 if nvls else 0.5)
@@ -284,7 +284,7 @@ def _ll128_allowed(system: NcclSystem, g: Graph, release) -> bool:
     Before 2.23 only Volta, Ampere and Hopper (v2.22.3-1 tuning.cc lines 306-318)."""
     ok = T.PATH[g.type_inter] <= (T.PATH["PXN"] if system.cc >= 90 else T.PATH["PXB"])
     ok = ok and T.PATH[g.type_intra] <= T.PATH["NVB"]
-    if not release.pat and system.cc not in (70, 80, 90):
+    if release.ll128_volta_to_hopper_only and system.cc not in (70, 80, 90):
         return False
     return ok and system.cc >= 70
 
