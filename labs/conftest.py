@@ -10,7 +10,10 @@
 - ``world_size``: any test taking it runs once per lab.yaml ``world_sizes`` (override with
   $NCCL_COURSE_WORLD_SIZES, e.g. "2" or "2,4").
 
-Backend: gloo unless $NCCL_COURSE_LAB_BACKEND says otherwise (the GPU check sets "nccl").
+Backend: $NCCL_COURSE_LAB_BACKEND if set; else NCCL when this machine has a GPU for every rank
+of the lab's largest world size, else gloo. On gloo every collective also checks NCCL's device
+rule (``launch(check_placement=True)``): a tensor that would stay on the CPU on a GPU rank fails
+the test here instead of on the learner's first GPU run.
 """
 
 from __future__ import annotations
@@ -73,8 +76,13 @@ def lab_module(lab_file):
 
 
 @pytest.fixture(scope="module")
-def lab_backend() -> str:
-    return os.environ.get(BACKEND_ENV, "gloo")
+def lab_backend(lab_config) -> str:
+    chosen = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if chosen:
+        return chosen
+    from nccl_course.launcher import choose_backend
+
+    return choose_backend(max(lab_config["world_sizes"]))
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +95,7 @@ def lab_launch(lab_file, lab_config, lab_backend):
             kwargs=kwargs,
             backend=lab_backend,
             timeout_s=timeout_s or lab_config["timeout_s"],
+            check_placement=lab_backend == "gloo",
         )
 
     return run
@@ -112,6 +121,7 @@ def lab_once(lab_config, lab_backend):
                         args=args,
                         backend=lab_backend,
                         timeout_s=timeout_s or lab_config["timeout_s"],
+                        check_placement=lab_backend == "gloo",
                     ),
                 )
             except Exception as exc:

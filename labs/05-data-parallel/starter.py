@@ -229,7 +229,8 @@ def measure_overlap(
         _synchronize(dev)
         if repeat:
             times["comm"].append(time.perf_counter() - start)
-    medians = torch.tensor([_median(times[k]) for k in times], dtype=torch.float64)
+    # On the rank's device: NCCL reduces GPU memory only.
+    medians = torch.tensor([_median(times[k]) for k in times], dtype=torch.float64, device=dev)
     dist.all_reduce(medians, op=dist.ReduceOp.MAX)
     result = {f"{k}_s": float(v) for k, v in zip(times, medians, strict=True)}
     result["params_bytes"] = params_bytes

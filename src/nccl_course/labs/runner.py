@@ -18,9 +18,19 @@ def run_lab(
     """Run ``main`` of ``file`` on ``nproc`` ranks; print a short diagnosis on failure."""
     from nccl_course.launcher import LaunchTimeout, WorkerError, launch
 
+    from nccl_course.launcher import choose_backend
+
     timeout = timeout_s or max(120.0, float(lab.config["timeout_s"]) * 2)
+    backend = backend or choose_backend(nproc)
     try:
-        launch((str(file), "main"), nproc, backend=backend, timeout_s=timeout)
+        # On gloo, also check that every tensor a collective gets would be on the GPU under NCCL.
+        launch(
+            (str(file), "main"),
+            nproc,
+            backend=backend,
+            timeout_s=timeout,
+            check_placement=backend == "gloo",
+        )
     except WorkerError as exc:
         from nccl_course.labs.checker import summarize
 

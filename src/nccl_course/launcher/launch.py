@@ -21,9 +21,6 @@ What can go wrong, and what the caller sees:
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib
-import importlib.util
 import multiprocessing as mp
 import os
 import pickle
@@ -38,6 +35,13 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from nccl_course.launcher.targets import (  # noqa: F401 (load_file_module: public here too)
+    Target,
+    load_file_module,
+    resolve_target,
+    target_spec,
+)
 
 #: How long the other ranks may keep running after one rank failed, to report their own errors.
 FAILURE_GRACE_S = 3.0
@@ -76,80 +80,6 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-# --- targets -----------------------------------------------------------------------------------
-
-Target = Callable[..., Any] | tuple[str | os.PathLike, str] | str
-
-
-def _target_spec(target: Target) -> tuple[str, str, str]:
-    """Describe ``target`` as ("file", path, name) or ("module", module, qualname): plain strings
-    travel to a spawned process even when the function itself could not be pickled."""
-    if isinstance(target, tuple):
-        if len(target) != 2:
-            raise TypeError("a file target is a pair (path_to_py_file, function_name)")
-        path, name = target
-        path = Path(path).resolve()
-        if not path.is_file():
-            raise FileNotFoundError(f"no such file: {path}")
-        return ("file", str(path), str(name))
-    if isinstance(target, str):
-        module, sep, name = target.partition(":")
-        if not sep or not module or not name:
-            raise ValueError(f"a string target is 'package.module:function', got {target!r}")
-        return ("module", module, name)
-    if callable(target):
-        module = getattr(target, "__module__", None)
-        qualname = getattr(target, "__qualname__", None)
-        if not module or not qualname or "<locals>" in qualname or "<lambda>" in qualname:
-            raise TypeError(
-                f"{target!r} is not importable by name: define the worker at the top level of a "
-                ".py file (a function defined in a notebook or inside another function cannot "
-                "reach a spawned process)"
-            )
-        if module in ("__main__", "__mp_main__"):
-            main_file = getattr(sys.modules.get(module), "__file__", None)
-            if main_file is None:
-                raise TypeError(
-                    f"{qualname} is defined in an interactive session: put it in a .py file and "
-                    "pass (path, name) or import it from there"
-                )
-            return ("file", str(Path(main_file).resolve()), qualname)
-        return ("module", module, qualname)
-    raise TypeError(f"cannot launch {target!r}: pass a function, (path, name) or 'module:function'")
-
-
-def load_file_module(path: str | os.PathLike):
-    """Import a .py file that is not in a package, under a name unique to its path; the same file
-    is imported once per process."""
-    path = Path(path).resolve()
-    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
-    name = f"_nccl_course_file_{path.stem.replace('-', '_')}_{digest}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
-
-
-def _resolve(spec: tuple[str, str, str]) -> Callable[..., Any]:
-    kind, where, name = spec
-    obj: Any = load_file_module(where) if kind == "file" else importlib.import_module(where)
-    for part in name.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise AttributeError(f"{where} has no function {name!r}") from None
-    return obj
-
-
 # --- the child side ----------------------------------------------------------------------------
 
 
@@ -158,25 +88,30 @@ def _is_port_taken(exc: BaseException) -> bool:
     return "eaddrinuse" in text or "address already in use" in text
 
 
-def _worker_entry(rank, spec, args, kwargs, backend, pg_timeout_s, results, stack_dir):
+def _worker_entry(
+    rank, spec, args, kwargs, backend, pg_timeout_s, check_placement, results, stack_dir
+):
     """Body of every spawned rank. Reports exactly one message: ok, error or port."""
     import faulthandler
 
     stack_file = open(os.path.join(stack_dir, f"rank{rank}.stack"), "w")  # noqa: SIM115
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, file=stack_file, all_threads=True)
+    from nccl_course.launcher import placement
     from nccl_course.launcher.process_group import destroy, init
 
     try:
         try:
-            init(backend=backend, timeout_s=pg_timeout_s)
+            backend_in_use = init(backend=backend, timeout_s=pg_timeout_s)
         except Exception as exc:
             if _is_port_taken(exc):
                 results.put(("port", rank, str(exc)))
                 return
             raise
         results.put(("ready", rank, None))
-        fn = _resolve(spec)
+        if check_placement and backend_in_use == "gloo":
+            placement.install()
+        fn = resolve_target(spec)
         value = fn(*args, **kwargs)
         try:
             payload = pickle.dumps(value)
@@ -258,7 +193,7 @@ class _PortTaken(Exception):
     pass
 
 
-def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
+def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement, port):
     ctx = mp.get_context("spawn")
     results = ctx.Queue()
     stack_dir = tempfile.mkdtemp(prefix="nccl-course-launch-")
@@ -285,6 +220,7 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, port):
                     dict(kwargs),
                     backend,
                     timeout_s,
+                    check_placement,
                     results,
                     stack_dir,
                 ),
@@ -432,6 +368,7 @@ def launch(
     kwargs: dict[str, Any] | None = None,
     backend: str | None = None,
     timeout_s: float = 60.0,
+    check_placement: bool = False,
 ) -> list[Any]:
     """Run ``target(*args, **kwargs)`` on ``nproc`` local ranks; return their values in rank order.
 
@@ -443,12 +380,16 @@ def launch(
 
     Raises :class:`WorkerError` when a rank raises and :class:`LaunchTimeout` when ranks do not
     finish in time; the process group is destroyed in every rank in every case.
+
+    ``check_placement=True`` (gloo only) makes every collective refuse a tensor that would stay
+    on the CPU on a GPU rank (:mod:`nccl_course.launcher.placement`), so NCCL's device rule is
+    checked on machines without GPUs.
     """
     if nproc < 1:
         raise ValueError(f"nproc must be at least 1, got {nproc}")
     if timeout_s <= 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
-    spec = _target_spec(target)
+    spec = target_spec(target)
     if backend is None:
         from nccl_course.launcher.process_group import choose_backend
 
@@ -456,7 +397,9 @@ def launch(
     last_error = ""
     for _attempt in range(PORT_ATTEMPTS):
         try:
-            return _launch_once(spec, nproc, args, kwargs or {}, backend, timeout_s, free_port())
+            return _launch_once(
+                spec, nproc, args, kwargs or {}, backend, timeout_s, check_placement, free_port()
+            )
         except _PortTaken as exc:
             last_error = str(exc)
     raise RuntimeError(
