@@ -42,8 +42,8 @@ def test_doctor_json_is_machine_readable():
 
     done = run_cli("doctor", "--json")
     report = json.loads(done.stdout)
-    assert report["gloo_available"] is True
-    assert report["python"].count(".") == 2
+    assert report["environment"]["gloo_available"] is True
+    assert report["environment"]["python"].count(".") == 2
 
 
 def test_doctor_without_torch_exits_with_advice(tmp_path):

@@ -8,10 +8,24 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import socket
 import subprocess
 from dataclasses import asdict, dataclass, field
+
+# nvidia-smi underlines the header of `topo -m` and `topo -p2p` with ESC[4m ... ESC[0m (CSI "select
+# graphic rendition" sequences); kept, they corrupt the JSON record and the first column's name.
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+# NVIDIA's CUDA and framework images set NCCL_VERSION to the NCCL their Dockerfile installed. It
+# labels the image; it is not a setting NCCL reads, and the NCCL torch loads may be another one.
+IMAGE_NCCL_LABEL = "NCCL_VERSION"
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape sequences (colours, underline)."""
+    return _ANSI_ESCAPE.sub("", text)
 
 
 @dataclass
@@ -31,6 +45,8 @@ class Environment:
     driver_version: str | None = None
     topology_matrix: str | None = None
     nccl_env: dict[str, str] = field(default_factory=dict)
+    # the image's NCCL_VERSION label (see IMAGE_NCCL_LABEL), kept apart from the NCCL in use
+    image_nccl_label: str | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -54,8 +70,11 @@ def collect() -> Environment:
         platform=platform.platform(),
         host=socket.gethostname(),
         nccl_env={
-            k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_NCCL_"))
+            k: v
+            for k, v in sorted(os.environ.items())
+            if k.startswith(("NCCL_", "TORCH_NCCL_")) and k != IMAGE_NCCL_LABEL
         },
+        image_nccl_label=os.environ.get(IMAGE_NCCL_LABEL),
     )
     try:
         import torch
@@ -78,7 +97,8 @@ def collect() -> Environment:
     driver = _nvidia_smi("--query-gpu=driver_version", "--format=csv,noheader")
     if driver:
         env.driver_version = driver.splitlines()[0].strip()
-    env.topology_matrix = _nvidia_smi("topo", "-m")
+    matrix = _nvidia_smi("topo", "-m")
+    env.topology_matrix = strip_ansi(matrix) if matrix else None
     return env
 
 
@@ -100,10 +120,15 @@ def report(env: Environment) -> str:
     if env.driver_version:
         lines.append(f"Driver         {env.driver_version}")
     lines.append(
-        f"NCCL           {env.nccl_version}"
+        f"NCCL           {env.nccl_version} (the library torch loads)"
         if env.nccl_version
         else "NCCL           not in use (no CUDA GPU)"
     )
+    if env.image_nccl_label:
+        lines.append(
+            f"Image label    {IMAGE_NCCL_LABEL}={env.image_nccl_label} (set by the container "
+            "image; not the NCCL torch loads)"
+        )
     lines.append(f"gloo           {'available' if env.gloo_available else 'NOT available'}")
     backend = "nccl" if env.cuda_available and env.nccl_available and env.gpu_count > 0 else "gloo"
     lines.append(
