@@ -16,9 +16,7 @@ def run_lab(
     timeout_s: float | None = None,
 ) -> int:
     """Run ``main`` of ``file`` on ``nproc`` ranks; print a short diagnosis on failure."""
-    from nccl_course.launcher import LaunchTimeout, WorkerError, launch
-
-    from nccl_course.launcher import choose_backend
+    from nccl_course.launcher import LaunchTimeout, WorkerError, choose_backend, launch
 
     timeout = timeout_s or max(120.0, float(lab.config["timeout_s"]) * 2)
     backend = backend or choose_backend(nproc)
