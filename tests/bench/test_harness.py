@@ -38,12 +38,36 @@ def test_patterns_and_wrong_counts():
     assert reduce_patterns(p, 3, "max", "cpu", offset=2).tolist() == [
         max((7 * r + 3 * i) % 13 for r in range(p)) for i in (2, 3, 4)
     ]
-    got = want.to(torch.bfloat16)  # small integers are exact in bfloat16
+    got = torch.tensor(want.tolist(), dtype=torch.bfloat16)  # small integers are exact
     assert count_wrong(got, want) == 0
     got[5] += 1
     got[7] -= 1
     assert count_wrong(got, want) == 2
     assert pattern(2, 4, torch.float32, "cpu").tolist() == [1.0, 4.0, 7.0, 10.0]
+
+
+def test_reduction_check_is_chunked_and_matches_the_full_reduction(monkeypatch):
+    """Past one chunk (and at an offset, as reduce_scatter asks) the periodic expansion equals
+    the reduction of every rank's full pattern, and a wrong element in a later chunk counts."""
+    from nccl_course.bench.collectives import common
+
+    monkeypatch.setattr(common, "CHECK_CHUNK", 10)  # 5 chunks for 47 elements
+    p, count, offset = 5, 47, 31
+    for redop in ("sum", "max", "min", "avg"):
+        want = reduce_patterns(p, count, redop, "cpu", offset=offset)
+        full = torch.stack([pattern(r, offset + count, torch.float64, "cpu") for r in range(p)])
+        reference = {
+            "sum": full.sum(0),
+            "max": full.max(0).values,
+            "min": full.min(0).values,
+            "avg": full.mean(0),
+        }[redop][offset:]
+        assert want.tolist() == reference.tolist()
+        got = reference.clone().to(torch.float32)
+        assert count_wrong(got, want, redop) == 0
+        got[43] += 5
+        assert count_wrong(got, want, redop) == 1
+    assert count_wrong(torch.zeros(46), reduce_patterns(p, 47, "sum", "cpu")) == 47
 
 
 @pytest.mark.parametrize(("collective", "p"), [("all_reduce", 4), ("all_gather", 3), ("gather", 8)])
@@ -224,3 +248,49 @@ def test_nccl_overlay_marks_the_choice_nccl_would_make():
     assert busbw_at(2**30) == predict("all_reduce", 2**30, "h200-nvls", ranks=8).busbw_GBps
     with pytest.raises(ValueError):
         nccl_overlay("all_to_all", 8, "h200-nvls")  # p2p: NCCL's tuner does not price it
+
+
+def test_time_is_the_mean_over_ranks_as_nccl_tests_reports():
+    # nccl-tests' default (-a 1) averages the per-rank times; 1, 2, 3 -> 2.
+    from nccl_course.launcher import launch
+
+    assert launch((WORKERS, "mean_of_rank_numbers"), 3, backend="gloo", timeout_s=120) == [2.0] * 3
+
+
+def test_one_rank_warns_and_writes_no_infinite_fit(tmp_path):
+    """On one rank nothing moves between ranks: the run says so and the JSON stays valid JSON
+    (a fit on busbw = 0 used to print '1/beta = inf GB/s')."""
+    out = tmp_path / "one.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nccl_course",
+            "bench",
+            "all_reduce",
+            "--nproc",
+            "1",
+            "--backend",
+            "gloo",
+            "-b",
+            "8",
+            "-e",
+            "1K",
+            "-n",
+            "2",
+            "-w",
+            "1",
+            "--json",
+            str(out),
+            "--no-plot",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning: one rank moves no data between ranks" in done.stderr
+    assert "inf" not in done.stdout
+    record = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"JSON has {c}"))
+    assert "fit" not in record and record["warning"].startswith("one rank")

@@ -35,3 +35,12 @@ def with_broken_all_reduce(sizes):
     finally:
         dist.all_reduce = real
     return [row.as_dict() for row in rows]
+
+
+def mean_of_rank_numbers():
+    """Rank r offers r + 1: the harness's reduction over ranks must give their mean."""
+    import torch
+
+    from nccl_course.bench.harness import _mean_over_ranks
+
+    return _mean_over_ranks(float(dist.get_rank() + 1), torch.device("cpu"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -153,7 +154,16 @@ def report(result: dict, args) -> None:
             if len(overlay) > 2:
                 record["choice"] = {str(r["size"]): overlay[2](r["size"]) for r in result["rows"]}
             result[key] = record
-    if len(result["rows"]) >= 2:
+    one_rank = result["nranks"] < 2
+    if one_rank:
+        print(
+            "warning: one rank moves no data between ranks: algbw measures a call that copies "
+            "nothing, busbw is 0 by definition, and no alpha-beta fit is made. Run with "
+            "--nproc 2 or more (on one GPU: --backend gloo with several CPU ranks).",
+            file=sys.stderr,
+        )
+        result["warning"] = "one rank: no data moves between ranks; bandwidths are not meaningful"
+    if len(result["rows"]) >= 2 and not one_rank:
         fit = fit_result(result)
         result["fit"] = fit.as_dict()
         result["fit"]["note"] = "fitted to these measurements: a description, not a prediction"
@@ -162,11 +172,14 @@ def report(result: dict, args) -> None:
     print(format_table(result))
     if "fit" in result:
         f = result["fit"]
+        bandwidth = f["bandwidth_GBps"]
+        shown = f"{bandwidth:.3g} GB/s" if math.isfinite(bandwidth) else "n/a (no per-byte cost)"
         print(
             f"# alpha-beta fit ({f['model']}): alpha = {f['alpha_s'] * 1e6:.3g} us, "
-            f"1/beta = {f['bandwidth_GBps']:.3g} GB/s, rms relative error "
-            f"{f['rms_rel_error']:.1%}"
+            f"1/beta = {shown}, rms relative error {f['rms_rel_error']:.1%}"
         )
+        if not math.isfinite(bandwidth):
+            f["bandwidth_GBps"] = None  # JSON has no infinity
     stem = f"{result['collective']}-{result['nranks']}ranks-{result['backend']}"
     json_path = Path(args.json or Path("bench-results") / f"{stem}.json")
     write_json(result, json_path)

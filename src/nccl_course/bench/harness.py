@@ -3,7 +3,8 @@
 For each size: build the buffers once, run ``warmup`` untimed calls, then time ``iters`` calls
 back to back (CUDA events on a GPU, whose calls return before the GPU is done; the wall clock on
 CPU, where gloo calls block until done), then check one call's result element by element. The
-reported time is the slowest rank's time per call: a collective is finished when its last rank is.
+reported time per call is each rank's mean, averaged over ranks, as nccl-tests reports by default
+(its ``-a 1``); the slowest rank decides only how many calls fit a time budget.
 The timed loop holds nothing but the calls, so the harness adds no measurable cost to them.
 """
 
@@ -109,6 +110,13 @@ def _max_over_ranks(value: float, device) -> float:
     return float(t.item())
 
 
+def _mean_over_ranks(value: float, device) -> float:
+    """The mean of a value over ranks: what nccl-tests reports by default (``-a 1``)."""
+    t = torch.tensor([value], dtype=torch.float64, device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.SUM)
+    return float(t.item()) / dist.get_world_size()
+
+
 def _sum_over_ranks(value: int, device) -> int:
     t = torch.tensor([value], dtype=torch.int64, device=device)
     dist.all_reduce(t, op=dist.ReduceOp.SUM)
@@ -147,7 +155,8 @@ def measure(config: BenchConfig, device=None) -> list[BenchRow]:
                 iters = max(1, min(iters, math.floor(config.time_budget_s / max(probe, 1e-9))))
             dist.barrier()
             _synchronize(device)
-            seconds = _max_over_ranks(timed_loop(prepared.run, iters, device), device)
+            # Each rank's mean time per call, averaged over ranks as nccl-tests does by default.
+            seconds = _mean_over_ranks(timed_loop(prepared.run, iters, device), device)
             wrong = _sum_over_ranks(prepared.check(), device) if config.check else 0
             rows.append(
                 BenchRow(

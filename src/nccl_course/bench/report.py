@@ -65,7 +65,8 @@ def format_table(result: dict) -> str:
         f"{result['backend']}, torch {env.get('torch')}"
         + (f", NCCL {env['nccl_version']}" if env.get("nccl_version") else ""),
         f"# warm-up {result['config']['warmup']}, timed iterations up to "
-        f"{result['config']['iters']} per size; time = slowest rank, per call",
+        f"{result['config']['iters']} per size; time = per call, mean over ranks "
+        "(as nccl-tests' default -a 1)",
         HEADER,
     ]
     lines += [format_row(row) for row in result["rows"]]
