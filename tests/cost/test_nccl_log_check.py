@@ -171,3 +171,30 @@ def test_cli_check_log(tmp_path, capsys):
     empty.write_text("hello\n")
     assert main(["model", "--check-log", str(empty), "--sm", "90"]) == 2
     assert "has no TUNING output" in capsys.readouterr().err
+
+
+def test_a_one_rank_log_is_refused_with_a_reason(tmp_path, capsys):
+    # gpu_check on a one-GPU machine logs a 1-rank communicator; the model has nothing to price.
+    path = tmp_path / "one.log"
+    text = nccl_2_30_log("h100-nvlink", 2)
+    text = re.sub(r"nRanks \d+ nNodes \d+ localRanks \d+", "nRanks 1 nNodes 1 localRanks 1", text)
+    path.write_text(text)
+    assert main(["model", "--check-log", str(path), "--sm", "90"]) == 2
+    assert "one rank moves nothing" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "model",
+                "all_reduce",
+                "--size",
+                "1MiB",
+                "--preset",
+                "h100-nvls",
+                "--ranks",
+                "1",
+                "--nccl",
+            ]
+        )
+        == 2
+    )
+    assert "use 2 ranks or more" in capsys.readouterr().err

@@ -100,6 +100,14 @@ class NcclSystem:
     gpus_per_node: int
     nvls_enabled: bool = field(default=True)
 
+    def __post_init__(self) -> None:
+        if self.nodes < 1 or self.gpus_per_node < 1 or self.ranks < 2:
+            raise ValueError(
+                f"a communicator of {self.ranks} rank(s) ({self.nodes} node(s) x "
+                f"{self.gpus_per_node} GPU(s)): NCCL's tuner prices traffic between ranks, and "
+                "one rank moves nothing (NCCL copies the buffer locally); use 2 ranks or more"
+            )
+
     @property
     def ranks(self) -> int:
         return self.nodes * self.gpus_per_node
