@@ -13,6 +13,7 @@ setup: $(STAMP)
 
 $(STAMP): requirements/lock.txt pyproject.toml package.json package-lock.json scripts/install_torch.py
 	test -x $(PY) || python3 -m venv .venv
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "make setup needs Python 3.11+ (requirements/lock.txt); on a GPU node, make setup-labs runs the labs on 3.10")'
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements/lock.txt
 	$(PY) scripts/install_torch.py
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
