@@ -235,6 +235,20 @@ def _mark_choices(ax, grid, choice_at, busbw_at, color) -> None:
             previous = choice
 
 
+def busbw_axes(ax, sizes, title: str, legend_fontsize: int = 7) -> None:
+    """The axes of a busbw-against-size plot as nccl-tests' users read it: sizes (bytes) on a
+    log2 axis labelled with units, bus bandwidth in GB/s, a grid and the legend."""
+    ax.set_xscale("log", base=2)
+    ticks = list(sizes)[:: max(1, len(sizes) // 8)]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([format_size(s) for s in ticks], rotation=30)
+    ax.set_xlabel("size (bytes, as nccl-tests reports it)")
+    ax.set_ylabel("bus bandwidth (GB/s)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=legend_fontsize, loc="upper left")
+
+
 def plot(
     result: dict,
     path: str | Path,
@@ -281,15 +295,7 @@ def plot(
         line = ax.plot(grid, [busbw_at(s) for s in grid], "-.", label=label)[0]
         if choice:
             _mark_choices(ax, grid, choice[0], busbw_at, line.get_color())
-    ax.set_xscale("log", base=2)
-    ticks = sizes[:: max(1, len(sizes) // 8)]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([format_size(s) for s in ticks], rotation=30)
-    ax.set_xlabel("size (bytes, as nccl-tests reports it)")
-    ax.set_ylabel("bus bandwidth (GB/s)")
-    ax.set_title(f"{collective}: busbw vs size")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    busbw_axes(ax, sizes, f"{collective}: busbw vs size", legend_fontsize=7)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,9 +14,9 @@ import io
 import math
 import re
 
+from nccl_course.bench.report import busbw_axes
 from nccl_course.results.bundle import BenchRecord
 from nccl_course.results.model_choice import PricedModel
-from nccl_course.units import format_size
 
 GRID_POINTS = 200
 
@@ -66,17 +66,8 @@ def busbw_png(bench: BenchRecord, model: PricedModel | None) -> bytes | None:
                 previous = choice
         if grid:
             ax.plot(grid, curve, "-.", color="tab:red", label=model.label)
-    ax.set_xscale("log", base=2)
-    ticks = sizes[:: max(1, len(sizes) // 8)]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([format_size(s) for s in ticks], rotation=30)
-    ax.set_xlabel("size (bytes, as nccl-tests reports it)")
-    ax.set_ylabel("bus bandwidth (GB/s)")
-    ax.set_title(
-        f"{bench.collective if bench.collective.isidentifier() else 'collective'}: busbw vs size"
-    )
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    name = bench.collective if bench.collective.isidentifier() else "collective"
+    busbw_axes(ax, sizes, f"{name}: busbw vs size", legend_fontsize=8)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
