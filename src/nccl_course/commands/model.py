@@ -60,6 +60,20 @@ def register(subparsers) -> None:
         "describes; needs --preset or --sm; exit 1 if anything differs",
     )
     parser.add_argument(
+        "--compare",
+        metavar="FILE",
+        default=None,
+        help="compare your own measurements in FILE (the output of an nccl-tests binary, "
+        "or nccl-course bench --json) with the model, size by size; the preset comes from "
+        "the GPU names unless --preset is given, ranks from the file",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="FILE",
+        default=None,
+        help="with --compare: draw busbw against size, measured and modelled, into FILE (PNG)",
+    )
+    parser.add_argument(
         "--sm",
         type=int,
         default=None,
@@ -74,10 +88,17 @@ def run(args) -> int:
     from nccl_course.cost import PRESETS, algorithms_for, predict
     from nccl_course.units import format_size, parse_size
 
+    if args.compare:
+        from nccl_course.commands._model_compare import run_compare
+
+        return run_compare(args)
     if args.check_log:
         from nccl_course.commands._model_check_log import run_check_log
 
         return run_check_log(args)
+    if args.plot is not None:
+        print("error: --plot only goes with --compare FILE", file=sys.stderr)
+        return 2
     if args.sm is not None:
         print("error: --sm only goes with --check-log", file=sys.stderr)
         return 2
