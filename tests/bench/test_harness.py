@@ -259,7 +259,7 @@ def test_time_is_the_mean_over_ranks_as_nccl_tests_reports():
 
 def test_one_rank_warns_and_writes_no_infinite_fit(tmp_path):
     """On one rank nothing moves between ranks: the run says so and the JSON stays valid JSON
-    (a fit on busbw = 0 used to print '1/beta = inf GB/s')."""
+    (a fit on busbw = 0 would give 1/beta = inf, which JSON cannot hold)."""
     out = tmp_path / "one.json"
     done = subprocess.run(
         [

@@ -235,6 +235,18 @@ def _mark_choices(ax, grid, choice_at, busbw_at, color) -> None:
             previous = choice
 
 
+def save_figure(fig, path) -> Path:
+    """Lay out ``fig``, write it as a PNG at ``path`` (folders made as needed), free it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def busbw_axes(ax, sizes, title: str, legend_fontsize: int = 7) -> None:
     """The axes of a busbw-against-size plot as nccl-tests' users read it: sizes (bytes) on a
     log2 axis labelled with units, bus bandwidth in GB/s, a grid and the legend."""
@@ -296,9 +308,4 @@ def plot(
         if choice:
             _mark_choices(ax, grid, choice[0], busbw_at, line.get_color())
     busbw_axes(ax, sizes, f"{collective}: busbw vs size", legend_fontsize=7)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

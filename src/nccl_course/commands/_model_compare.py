@@ -79,7 +79,7 @@ def draw(comparison, path: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from nccl_course.bench.report import busbw_axes
+    from nccl_course.bench.report import busbw_axes, save_figure
 
     m = comparison.measurement
     sizes = [r.size for r in comparison.rows]
@@ -90,12 +90,7 @@ def draw(comparison, path: str | Path) -> Path:
     label = f"NCCL {comparison.nccl_version} model, preset {comparison.preset}"
     ax.plot(sizes, model, "s--", label=label)
     busbw_axes(ax, sizes, f"{m.collective}: measured and the course's NCCL model")
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _usage_error(args) -> str | None:

@@ -30,6 +30,7 @@ from nccl_course import collectives
 from nccl_course.cost.measured.identify import binary_collectives, identify
 from nccl_course.cost.measured.measurement import Measurement, MeasurementError, Row, Timing
 from nccl_course.cost.measured.measurement import half_step as _step
+from nccl_course.cost.nccl.log_reader import VERSION_LINE
 
 _OMPI_TAG = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:\s?")
 _SRUN_LABEL = re.compile(r"^\s*(\d+): ")
@@ -41,7 +42,6 @@ _HEADER = re.compile(r"^#?\s*size\s+count\s+type\b")
 _DATA = re.compile(r"^\s*\d+\s+\d+\s+\S")
 _BINARY = re.compile(r"\b([a-z]+(?:_[a-z]+)*_perf)(?:_mpi)?\b")
 _STARTING = re.compile(r"Collective test starting:\s*([a-z_]+_perf)")
-_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _LIBRARY_CODE = re.compile(r"nccl-library=(\d{5,})")
 _ENV = re.compile(r"\bNCCL_(ALGO|PROTO|NVLS_ENABLE)(?:=| set by environment to )([^\s\\'\"]+)")
 _COMM = re.compile(r"\bnRanks (\d+) nNodes (\d+)")
@@ -134,7 +134,7 @@ class _Scan:
         if match := _STARTING.search(line):
             self.starting = self.starting or match.group(1)
         self.binaries.update(_BINARY.findall(line))
-        if self.version is None and (match := _VERSION.search(line)):
+        if self.version is None and (match := VERSION_LINE.search(line)):
             self.version = match.group(1)
         if self.version is None and (match := _LIBRARY_CODE.search(line)):
             code = int(match.group(1))  # NCCL_VERSION_CODE: X * 10000 + Y * 100 + Z

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.system import Graph
 
-_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
+#: The line every NCCL release prints first at INFO level: "NCCL version 2.30.7+cuda13.0".
+VERSION_LINE = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _COMM = re.compile(r"comm 0x[0-9a-f]+ rank \d+ nRanks (\d+) nNodes (\d+) localRanks (\d+)")
 _PATTERN = re.compile(
     r"Pattern (\d+), crossNic \d+, nChannels (\d+), bw ([0-9.]+)/([0-9.]+), "
@@ -159,7 +160,7 @@ def _table(text: str, algorithms: tuple[str, ...] | None) -> tuple[dict, dict]:
 def read_log(text: str, table_algorithms: tuple[str, ...] | None = None) -> NcclLog:
     """Everything :class:`NcclLog` holds that ``text`` contains (missing parts stay empty).
     ``table_algorithms``: the algorithms of a table block whose ``Algorithm`` row is missing."""
-    version = _VERSION.search(text)
+    version = VERSION_LINE.search(text)
     comm = _COMM.search(text)
     cpu = _CPU.search(text)
     nvls = _NVLS.search(text)
