@@ -74,6 +74,34 @@ def register(subparsers) -> None:
         help="with --compare: draw busbw against size, measured and modelled, into FILE (PNG)",
     )
     parser.add_argument(
+        "--calibrate",
+        metavar="FILE",
+        default=None,
+        help="fit the call-cost model's free constants (fixed cost per call, achievable "
+        "bandwidth of the links the run used) to your measurement in FILE (as for --compare) "
+        "and write a personal preset (see --write-preset) for --preset-file",
+    )
+    parser.add_argument(
+        "--write-preset",
+        metavar="OUT",
+        default="my-preset.yml",
+        help="with --calibrate: the preset file to write (default: my-preset.yml)",
+    )
+    parser.add_argument(
+        "--preset-file",
+        metavar="FILE",
+        default=None,
+        help="with --nccl or --compare: price on the personal preset FILE that --calibrate "
+        "wrote, instead of --preset",
+    )
+    parser.add_argument(
+        "--harness",
+        default=None,
+        choices=("nccl-tests", "nccl-tests -g", "torch.distributed"),
+        help="with --nccl: who times the call, for its cost: nccl-tests with one process "
+        "per GPU (default), one process driving several GPUs (-g), or a torch.distributed loop",
+    )
+    parser.add_argument(
         "--sm",
         type=int,
         default=None,
@@ -88,6 +116,31 @@ def run(args) -> int:
     from nccl_course.cost import PRESETS, algorithms_for, predict
     from nccl_course.units import format_size, parse_size
 
+    if args.preset_file:
+        from nccl_course.cost.preset_file import PresetFileError, load_preset_file
+
+        if args.preset:
+            print("error: give --preset or --preset-file, not both", file=sys.stderr)
+            return 2
+        if not (args.nccl or args.compare) or args.calibrate:
+            print(
+                "error: --preset-file goes with --nccl or --compare (a calibration starts "
+                "from a course preset: --preset)",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            args.preset = load_preset_file(args.preset_file)
+        except PresetFileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if args.calibrate:
+        from nccl_course.commands._model_calibrate import run_calibrate
+
+        return run_calibrate(args)
+    if args.harness and not args.nccl:
+        print("error: --harness goes with --nccl (a compared file names its own)", file=sys.stderr)
+        return 2
     if args.compare:
         from nccl_course.commands._model_compare import run_compare
 
@@ -173,7 +226,19 @@ def run(args) -> int:
     return 0
 
 
-NCCL_JSON_KEYS = ("algorithm", "protocol", "channels", "time_s", "algbw_GBps", "busbw_GBps")
+NCCL_JSON_KEYS = (
+    "algorithm",
+    "protocol",
+    "channels",
+    "time_s",
+    "algbw_GBps",
+    "busbw_GBps",
+    "harness",
+    "call_time_s",
+    "call_algbw_GBps",
+    "call_busbw_GBps",
+    "call_terms_us",
+)
 
 
 def _run_nccl(args) -> int:
@@ -193,6 +258,7 @@ def _run_nccl(args) -> int:
             algo=args.algorithm,
             proto=args.proto,
             nccl_version=args.nccl_version,
+            harness=args.harness,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -209,6 +275,17 @@ def _run_nccl(args) -> int:
     print(f"  algorithm  {pred.algorithm}")
     print(f"  protocol   {pred.protocol}")
     print(f"  channels   {pred.channels}")
+    terms = pred.call_terms_us
+    print(f"a call, as {pred.harness} times it (NCCL's estimate plus what it leaves out):")
+    print(f"  time       {pred.call_time_s * 1e6:12.2f} us")
+    print(f"  algbw      {pred.call_algbw_GBps:12.2f} GB/s")
+    print(f"  busbw      {pred.call_busbw_GBps:12.2f} GB/s")
+    print(
+        "  terms      "
+        + ", ".join(f"{key.removesuffix('_us')} {value:.2f}" for key, value in terms.items())
+        + " us"
+    )
+    print("NCCL's own estimate (what it chooses by, not what a call costs):")
     print(f"  time       {pred.time_s * 1e6:12.2f} us")
     print(f"  algbw      {pred.algbw_GBps:12.2f} GB/s")
     print(f"  busbw      {pred.busbw_GBps:12.2f} GB/s")

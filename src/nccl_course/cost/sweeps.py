@@ -54,6 +54,7 @@ METADATA_KEYS = (
     "driver",
     "other_versions",
     "benchmark",
+    "harness",
     "command",
     "env",
     "columns",
@@ -106,6 +107,23 @@ class PublishedSweep:
     rows: tuple[SweepRow, ...]
     switch_points: tuple[SwitchPoint, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def model_preset(self):
+        """The preset to price on: ``preset`` (its name), or one GPU per node of it (a Preset)
+        when the sweep ran one GPU on each of several nodes (the preset describes whole
+        nodes)."""
+        from nccl_course.cost.presets import one_gpu_per_node
+
+        nodes, per_node = self.metadata.get("nodes"), self.metadata.get("gpus_per_node")
+        if nodes and nodes > 1 and per_node == 1:
+            return one_gpu_per_node(self.preset, int(nodes))
+        return self.preset
+
+    @property
+    def harness(self) -> str:
+        """What timed the calls (a name of :data:`~nccl_course.cost.nccl.call_cost.HARNESSES`)."""
+        return str(self.metadata.get("harness") or "nccl-tests")
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -228,6 +246,27 @@ class SweepComparison:
     predicted_switch_points: tuple[SwitchPoint, ...]
     reported_switch_points: tuple[SwitchPoint, ...]
 
+    @property
+    def band_medians(self) -> dict[str, float | None]:
+        """{range label: median |busbw error|} over the size ranges of
+        :data:`nccl_course.cost.measured.comparison.SIZE_RANGES` (all sizes, <= 64 KiB,
+        1-64 MiB, >= 256 MiB); the error from the measured time (measured / predicted time
+        - 1, which is the busbw error without the rounding of a printed 0.01 GB/s)."""
+        from nccl_course.cost.measured.comparison import SIZE_RANGES
+
+        out = {}
+        for label, low, high in SIZE_RANGES:
+            errors = [
+                abs(r.measured_time_s / r.predicted_time_s - 1)
+                for r in self.rows
+                if r.measured_time_s
+                and r.predicted_time_s > 0
+                and (low is None or r.size_bytes >= low)
+                and (high is None or r.size_bytes <= high)
+            ]
+            out[label] = median(errors) if errors else None
+        return out
+
 
 def _rel(predicted: float, measured: float | None) -> float | None:
     if not measured:
@@ -256,14 +295,17 @@ def compare_sweep(sweep: PublishedSweep, predictor: Predictor) -> SweepCompariso
     """Run ``predictor`` at every size of ``sweep`` (same collective, preset, ranks and forced
     algo/proto) and state the error of each prediction; see :class:`SweepComparison`."""
     rows, choices = [], []
+    # a predictor of the call's cost prices the call as the sweep's harness timed it
+    extra = {"harness": sweep.harness} if getattr(predictor, "uses_harness", False) else {}
     for r in sweep.rows:
         pred = predictor(
             sweep.collective,
             r.size_bytes,
-            sweep.preset,
+            sweep.model_preset,
             ranks=sweep.ranks,
             algo=sweep.algo,
             proto=sweep.proto,
+            **extra,
         )
         measured_t, derived = sweep.measured_time_s(r)
         rows.append(
@@ -308,6 +350,32 @@ def compare_sweeps(
         except (ValueError, KeyError) as exc:
             skipped.append((sweep.id, str(exc)))
     return tuple(done), tuple(skipped)
+
+
+@dataclass(frozen=True)
+class CallPrediction:
+    """What :func:`call_cost_predictor` returns: the call's time (s) and busbw (GB/s) with
+    NCCL's choice."""
+
+    time_s: float
+    busbw_GBps: float
+    algorithm: str
+    protocol: str
+
+
+def call_cost_predictor(collective, size_bytes, preset, *, ranks, algo=None, proto=None, harness):
+    """NCCL's model as a predictor of what a call costs
+    (:mod:`nccl_course.cost.nccl.call_cost`), timed as ``harness``: the sweep's own when
+    :func:`compare_sweep` calls it."""
+    from nccl_course.cost.nccl import predict
+
+    p = predict(
+        collective, size_bytes, preset, ranks=ranks, algo=algo, proto=proto, harness=harness
+    )
+    return CallPrediction(p.call_time_s, p.call_busbw_GBps, p.algorithm, p.protocol)
+
+
+call_cost_predictor.uses_harness = True
 
 
 #: NCCL_ALGO names (lower case) -> the textbook model's algorithm names.

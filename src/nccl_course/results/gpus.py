@@ -3,9 +3,13 @@
 GPU names are what ``torch.cuda.get_device_name`` returns ("NVIDIA H100 80GB HBM3", "NVIDIA
 A100-SXM4-80GB", "NVIDIA H100 PCIe"). A :class:`GpuFamily` ties a name pattern to the presets
 whose node holds such GPUs: the one-node presets (without NVLink SHARP first, then with it)
-and the preset whose node, with its NICs, stands for several nodes. Names no family matches
-(H100 NVL and H200 NVL: PCIe cards paired by NVLink bridges; H800; GH200; GB200 trays) get no
-preset, and the report says so rather than price them on the wrong node.
+and the preset whose node, with its NICs, stands for several nodes (8 NICs of 400 Gb/s for
+H100 and H200, 8 of 200 Gb/s for A100, 8 of 800 Gb/s for B200; a cloud's own preset, such as
+``h100-efa-2node`` or ``b200-ib-ndr-2node``, is there to pick by name). The L40S (PCIe only) has no multi-node
+preset. Names no family matches (H100 NVL and H200 NVL: PCIe cards paired by NVLink bridges;
+H800; GH200; GB200 and GB300, whose trays are either one NVLink domain or 4-GPU nodes, see
+``gb200-nvl72`` and ``gb200-4gpu-2node``) get no preset, and the report says so rather than
+price them on the wrong node.
 """
 
 from __future__ import annotations
@@ -32,11 +36,17 @@ class GpuFamily:
 FAMILIES = (
     GpuFamily("H100 PCIe", r"\bH100\b.*\bPCIe\b", ("pcie-gen5",)),
     GpuFamily("A100 PCIe", r"\bA100\b.*\bPCIe\b", ("pcie-gen4",)),
+    GpuFamily("L40S", r"\bL40S\b", ("l40s-pcie",)),
     GpuFamily(
         "H100 SXM", r"\bH100\b(?!.*\b(PCIe|NVL)\b)", ("h100-nvlink", "h100-nvls"), "ib-ndr-2node"
     ),
-    GpuFamily("H200 SXM", r"\bH200\b(?!.*\b(PCIe|NVL)\b)", ("h200-nvlink", "h200-nvls")),
-    GpuFamily("A100 SXM", r"\bA100\b(?!.*\bPCIe\b)", ("a100-nvlink",)),
+    GpuFamily(
+        "H200 SXM",
+        r"\bH200\b(?!.*\b(PCIe|NVL)\b)",
+        ("h200-nvlink", "h200-nvls"),
+        "a3-ultra-2node",
+    ),
+    GpuFamily("A100 SXM", r"\bA100\b(?!.*\bPCIe\b)", ("a100-nvlink",), "a100-ib-hdr-2node"),
     GpuFamily("B200", r"\bB200\b", ("b200-nvls",), "ib-xdr-2node"),
 )
 

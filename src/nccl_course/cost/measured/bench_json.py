@@ -103,6 +103,7 @@ def read(
     return Measurement(
         path=path,
         source="nccl-course bench",
+        harness="torch.distributed",
         collective=name,
         ranks=nranks,
         rows=tuple(rows),

@@ -1,8 +1,10 @@
 """A measurement against the course's NCCL model, size by size.
 
 For every row the model is :func:`nccl_course.cost.nccl.predict` on one preset with the
-measurement's ranks: NCCL's choice (algorithm, protocol, channels), its time and the busbw
-that time gives. The error is ``(model busbw - measured busbw) / measured busbw``, with the
+measurement's ranks: NCCL's choice (algorithm, protocol, channels) and what the call costs
+as the measurement's harness timed it (:mod:`nccl_course.cost.nccl.call_cost`: NCCL's
+estimate plus the fixed cost per call, the pipeline fill and the network's efficiency), and
+the busbw that time gives. The error is ``(model busbw - measured busbw) / measured busbw``, with the
 measured busbw taken from the printed time (size x bus factor / time, the definition the
 printed busbw rounds): a time keeps three or four significant digits where a printed 0.01
 GB/s keeps one. Its median over all sizes and over three ranges (latency-bound up to 64 KiB,
@@ -87,6 +89,7 @@ class Comparison:
                 "nccl_version": self.nccl_version,
                 "algo": self.algo,
                 "proto": self.proto,
+                "harness": m.harness,
             },
             "rows": [row.as_dict() for row in self.rows],
             "median_abs_error": dict(self.medians),
@@ -101,8 +104,8 @@ class Comparison:
         nodes = f"{m.nodes} node(s), " if m.nodes else ""
         lines = [
             f"{m.collective} on {m.ranks} ranks ({nodes}{gpus}), {m.source} output {m.path}",
-            f"model: NCCL {self.nccl_version}'s tuner on preset {self.preset}"
-            + _overrides_text(self.algo, self.proto),
+            f"model: NCCL {self.nccl_version}'s choice and the call's cost on preset "
+            f"{self.preset}, timed as {m.harness}" + _overrides_text(self.algo, self.proto),
             f"{'size':>10} {'time us':>10} {'busbw':>8} | {'model us':>10} {'busbw':>8} | "
             f"{'error':>8} | NCCL's choice",
         ]
@@ -176,14 +179,15 @@ def model_release(requested: str | None, measured: str | None, notes: list[str])
 
 def compare(
     m: Measurement,
-    preset: str,
+    preset,
     *,
     nccl_version: str | None = None,
     algo: str | None = None,
     proto: str | None = None,
     notes: tuple[str, ...] = (),
 ) -> Comparison:
-    """``m`` against NCCL's model on ``preset`` (NCCL_ALGO ``algo``, NCCL_PROTO ``proto``).
+    """``m`` against NCCL's model on ``preset`` (a name or a Preset, such as a personal one
+    from a preset file; NCCL_ALGO ``algo``, NCCL_PROTO ``proto``).
     ValueError (with the model's message) for what the model cannot price."""
     from nccl_course.cost.nccl import function_name, predict
     from nccl_course.cost.nccl.tables import COURSE_TO_FUNCTION
@@ -201,6 +205,9 @@ def compare(
             f"{m.path} ran on one rank: NCCL moves no data between GPUs and its model prices "
             "the call at 0, so there is nothing to compare"
         )
+    from nccl_course.cost.presets import get_preset
+
+    name = get_preset(preset).name
     notes = list(notes)
     version = model_release(nccl_version, m.nccl_version, notes)
     if m.time_is_cpu:
@@ -222,10 +229,11 @@ def compare(
                 algo=algo,
                 proto=proto,
                 nccl_version=version,
+                harness=m.harness,
             )
         except ValueError as exc:  # a layout the preset cannot hold, a bad NCCL_ALGO string
             raise ValueError(
-                f"the model cannot price {m.collective} on {m.ranks} ranks of preset {preset}"
+                f"the model cannot price {m.collective} on {m.ranks} ranks of preset {name}"
                 f"{_overrides_text(algo, proto)}: {exc}"
             ) from None
         seconds = timing.time_us * 1e-6
@@ -236,9 +244,9 @@ def compare(
                 size=row.size,
                 measured_time_us=timing.time_us,
                 measured_busbw_GBps=timing.busbw,
-                model_time_us=p.time_s * 1e6,
-                model_busbw_GBps=p.busbw_GBps,
-                error=None if not measured else (p.busbw_GBps - measured) / measured,
+                model_time_us=p.call_time_s * 1e6,
+                model_busbw_GBps=p.call_busbw_GBps,
+                error=None if not measured else (p.call_busbw_GBps - measured) / measured,
                 algorithm=p.algorithm,
                 protocol=p.protocol,
                 channels=p.channels,
@@ -248,5 +256,5 @@ def compare(
     if any(r.out_of_place is None and r.in_place is not None for r in m.rows):
         notes.append("rows without an out-of-place time are compared by their in-place time")
     return Comparison(
-        m, preset, version, tuple(rows), median_errors(rows), bad, tuple(notes), algo, proto
+        m, name, version, tuple(rows), median_errors(rows), bad, tuple(notes), algo, proto
     )

@@ -78,7 +78,8 @@ class Measurement:
     ``collective`` (course name), ``ranks``, ``nodes`` (distinct hosts), the GPUs' names,
     the NCCL version the run used, ``env``: the NCCL_* settings the file shows, the rows in
     file order, ``notes`` (what was skipped or assumed), and ``time_is_cpu``: the time
-    column is nccl-tests' ``cputime`` (-C 1), which its bandwidths are not computed from."""
+    column is nccl-tests' ``cputime`` (-C 1), which its bandwidths are not computed from;
+    ``harness``: what timed the calls (:data:`nccl_course.cost.nccl.call_cost.HARNESSES`)."""
 
     path: str
     source: str
@@ -91,6 +92,7 @@ class Measurement:
     env: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     time_is_cpu: bool = False
+    harness: str = "nccl-tests"
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from nccl_course.cost.nccl.log_reader import VERSION_LINE
 _OMPI_TAG = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:\s?")
 _SRUN_LABEL = re.compile(r"^\s*(\d+): ")
 _RANK = re.compile(
-    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?:(\S+)\s+)?device\s+\d+"
+    r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)?device\s+\d+"
     r"\s+\[[^\]]*\]\s*(.*?)\s*$"
 )
 _HEADER = re.compile(r"^#?\s*size\s+count\s+type\b")
@@ -98,6 +98,7 @@ class _Scan:
     rows: list[Row] = field(default_factory=list)
     zero_lines: list[int] = field(default_factory=list)
     ranks: dict[int, tuple[int, str, str]] = field(default_factory=dict)
+    pids: set[tuple[str, str]] = field(default_factory=set)
     starting: str | None = None
     binaries: set[str] = field(default_factory=set)
     version: str | None = None
@@ -124,7 +125,8 @@ class _Scan:
                     "process printed its own table, as an nccl-tests built without MPI does "
                     "under mpirun; rebuild it with make MPI=1, or keep one process's output",
                 )
-            self.ranks[rank] = (number, match.group(2) or "", match.group(3))
+            self.ranks[rank] = (number, match.group(3) or "", match.group(4))
+            self.pids.add((match.group(3) or "", match.group(2)))
         else:
             self.other(line)
 
@@ -288,6 +290,8 @@ def read(
         env=dict(scan.env),
         notes=tuple(notes),
         time_is_cpu="cputime" in scan.layout.group,
+        # one process driving several GPUs (-g N, -t N) launches them in turn every call
+        harness="nccl-tests -g" if 0 < len(scan.pids) < len(scan.ranks) else "nccl-tests",
     )
 
 

@@ -27,6 +27,8 @@ from functools import lru_cache
 
 from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.nccl import tables as T
+from nccl_course.cost.nccl.call_cost import DEFAULT_HARNESS, call_cost
+from nccl_course.cost.nccl.call_cost import harness as get_harness
 from nccl_course.cost.nccl.overrides import Enablement, NcclInvalidUsage
 from nccl_course.cost.nccl.releases import CURRENT, release
 from nccl_course.cost.nccl.select import choose
@@ -41,7 +43,10 @@ class NcclPrediction:
     ``channels`` the channels it runs on; ``time_s`` its estimate in seconds; ``algbw_GBps``
     = size / time and ``busbw_GBps`` = algbw x nccl-tests' factor (GB/s = 1e9 bytes/s);
     ``candidates``: {"Algorithm/Protocol": microseconds, -1 if disabled}, as the cost table
-    NCCL chooses from (NCCL_DEBUG_SUBSYS=TUNING prints its latencies and bandwidths)."""
+    NCCL chooses from (NCCL_DEBUG_SUBSYS=TUNING prints its latencies and bandwidths).
+    ``call_time_s``, ``call_algbw_GBps``, ``call_busbw_GBps``: what the call costs as
+    ``harness`` times it (:mod:`~nccl_course.cost.nccl.call_cost`), which is what a
+    measurement shows; ``call_terms_us`` its terms."""
 
     collective: str
     preset: str
@@ -57,6 +62,11 @@ class NcclPrediction:
     busbw_GBps: float
     candidates: dict
     nccl_version: str = T.NCCL_VERSION
+    harness: str = DEFAULT_HARNESS
+    call_time_s: float = 0.0
+    call_algbw_GBps: float = 0.0
+    call_busbw_GBps: float = 0.0
+    call_terms_us: dict | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -146,12 +156,15 @@ def predict(
     algo: str | None = None,
     proto: str | None = None,
     nccl_version: str | None = None,
+    harness: str | None = None,
 ) -> NcclPrediction:
     """NCCL's pick and time for ``collective`` of ``size_bytes`` (nccl-tests' size, which is
     NCCL's nBytes for these five collectives) on ``preset``. ``algo`` / ``proto``: NCCL_ALGO /
     NCCL_PROTO strings ("ring", "allreduce:tree", "^NVLS"). Raises NcclInvalidUsage (a
     ValueError) with NCCL's message for a bad string or one that leaves no algorithm.
-    ``nccl_version``: price with that release's tuner (default 2.30.7; see the module doc)."""
+    ``nccl_version``: price with that release's tuner (default 2.30.7; see the module doc).
+    ``harness``: who times the call, for the call's cost (default nccl-tests, one process per
+    GPU; :data:`~nccl_course.cost.nccl.call_cost.HARNESSES`)."""
     function = function_name(collective)
     if size_bytes < 0:
         raise ValueError(f"size must be non-negative, got {size_bytes}")
@@ -159,13 +172,24 @@ def predict(
     preset = get_preset(preset)
     system = system_for(preset, ranks)
     table = _table(system, algo, proto, version)
+    harness = get_harness(harness).name
     choice = choose(table, function, int(size_bytes), algo=algo, proto=proto)
+    cost = call_cost(
+        n_bytes=int(size_bytes),
+        protocol=choice.protocol,
+        channels=choice.channels,
+        latency_us=table.time_us(function, choice.algorithm, choice.protocol, 0),
+        estimate_us=choice.time_us,
+        nodes=system.nodes,
+        harness_name=harness,
+        network_name=preset.network,
+        calibration=preset.calibration,
+    )
+    factor = busbw_factor(collective, system.ranks)
     seconds = choice.time_us * 1e-6
-    if seconds > 0 and size_bytes > 0:
-        algbw = size_bytes / seconds / 1e9
-        busbw = algbw * busbw_factor(collective, system.ranks)
-    else:
-        algbw = busbw = 0.0
+    algbw, busbw = _bandwidths(size_bytes, seconds, factor)
+    call_seconds = cost.total_us * 1e-6
+    call_algbw, call_busbw = _bandwidths(size_bytes, call_seconds, factor)
     return NcclPrediction(
         collective=collective,
         preset=preset.name,
@@ -181,4 +205,17 @@ def predict(
         busbw_GBps=busbw,
         candidates=choice.candidates,
         nccl_version=version,
+        harness=harness,
+        call_time_s=call_seconds,
+        call_algbw_GBps=call_algbw,
+        call_busbw_GBps=call_busbw,
+        call_terms_us=asdict(cost),
     )
+
+
+def _bandwidths(size_bytes: int, seconds: float, factor: float) -> tuple[float, float]:
+    """(algbw, busbw) in GB/s of ``size_bytes`` in ``seconds``; 0 for an empty call."""
+    if seconds > 0 and size_bytes > 0:
+        algbw = size_bytes / seconds / 1e9
+        return algbw, algbw * factor
+    return 0.0, 0.0
