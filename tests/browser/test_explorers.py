@@ -96,13 +96,22 @@ def test_algorithms_explorer(book_url, offline_page):
 def test_nccl_explorer(book_url, offline_page):
     page = open_explorer(offline_page, book_url, "book/practice/01-inside-nccl.html")
     rows = page.evaluate(ROWS)
-    for control, value in (("collective", "all_gather"), ("preset", "h100-nvls"), ("ranks", 4)):
+    for control, value in (
+        ("collective", "all_gather"),
+        ("preset", "h100-nvls"),
+        ("ranks", 4),
+        ("harness", "torch.distributed"),
+    ):
         state, new_rows = choose(page, control, value)
         assert new_rows != rows
         rows = new_rows
         for r in rows:
             want = nccl.predict(
-                state["collective"], int(r["size"]), state["preset"], ranks=state["ranks"]
+                state["collective"],
+                int(r["size"]),
+                state["preset"],
+                ranks=state["ranks"],
+                harness=state["harness"],
             )
             assert (r["algorithm"], r["protocol"], int(r["channels"])) == (
                 want.algorithm,
@@ -111,6 +120,9 @@ def test_nccl_explorer(book_url, offline_page):
             )
             assert close(float(r["timeS"]), want.time_s) and close(
                 float(r["busbwGbps"]), want.busbw_GBps
+            )
+            assert close(float(r["callTimeS"]), want.call_time_s) and close(
+                float(r["callBusbwGbps"]), want.call_busbw_GBps
             )
     assert len(rows) == 32
     assert offline_page.external == []

@@ -239,7 +239,7 @@ ENGLISH = re.compile(
 )
 TURKISH_LABELS = {
     "algorithms": ["kolektif", "hazır ayar", "rank sayısı", "boyut"],
-    "nccl": ["kolektif", "hazır ayar", "rank sayısı"],
+    "nccl": ["kolektif", "hazır ayar", "rank sayısı", "ölçüm düzeni"],
     "schedule": ["kolektif", "algoritma", "rank sayısı", "boru hattı parça sayısı", "boyut"],
     "training": [
         "model",
@@ -251,7 +251,7 @@ TURKISH_LABELS = {
 }
 ENGLISH_LABELS = {
     "algorithms": ["collective", "preset", "ranks", "size"],
-    "nccl": ["collective", "preset", "ranks"],
+    "nccl": ["collective", "preset", "ranks", "timed by"],
     "schedule": ["collective", "algorithm", "ranks", "pipeline pieces", "size"],
     "training": ["model", "preset", "group size", "bytes per element", "TP sequence parallel"],
 }
@@ -344,7 +344,10 @@ def test_explorers_in_turkish(offline_page, explorer_sites):
         "kanal",
         "süre (us)",
         "busbw (GB/s)",
+        "bir çağrının süresi (us)",
+        "bir çağrının busbw değeri (GB/s)",
     ]
+    assert got["nccl"]["notes"][-1].startswith("NCCL’in kendi tahmini (kesikli)")
     assert got["nccl"]["titles"] == ["h100-nvls üzerinde 8 rank ile all_reduce için NCCL’in seçimi"]
     s = got["schedule"]
     assert (

@@ -43,7 +43,7 @@ const run = {
   closedKeys: () => Object.keys(lib.CLOSED_FORMS).sort(),
   compare: ([c, preset, p]) => m.comparisonData(c, preset, { ranks: p }),
   predict: ([c, size, preset, p]) => m.predict(c, size, preset, { ranks: p }),
-  nccl: ([c, size, preset, p]) => m.nccl.predict(c, size, preset, { ranks: p }),
+  nccl: ([c, size, preset, p, harness]) => m.nccl.predict(c, size, preset, { ranks: p, harness }),
   schedule: ([c, a, p, k, size]) => m.scheduleBytes(c, a, p, k, size),
   ddp: ([params, dp, g]) => T.ddpCalls(params, dp, g),
   zero3: ([params, dp, units]) => T.zero3Calls(params, dp, units),
@@ -163,18 +163,25 @@ def test_nccl_pick_matches_the_python_tuner(js):
     data = explorer_data()["nccl"]
     cases, expected = [], []
     sizes = [0, 1, 8, 100, 4096, 65536, 2**20, 12345678, 2**30, 16 * 2**30]
+    harnesses = list(data["callCost"]["harnesses"])
     for preset, by_ranks in data["systems"].items():
         for p in by_ranks:
             for c in data["courseToFunction"]:
-                for size in sizes + [int(s) for s in np.logspace(0, 34, 60, base=2)]:
-                    cases.append(["nccl", [c, size, preset, int(p)]])
-                    expected.append(nccl.predict(c, size, preset, ranks=int(p)).as_dict())
+                for i, size in enumerate(sizes + [int(s) for s in np.logspace(0, 34, 60, base=2)]):
+                    harness = harnesses[i % len(harnesses)]  # every harness on every system
+                    cases.append(["nccl", [c, size, preset, int(p), harness]])
+                    pred = nccl.predict(c, size, preset, ranks=int(p), harness=harness)
+                    expected.append(pred.as_dict())
     got = js(cases)
     for g, e, case in zip(got, expected, cases, strict=True):
-        for key in ("algorithm", "protocol", "channels", "threads", "ranks", "nodes"):
+        for key in ("algorithm", "protocol", "channels", "threads", "ranks", "nodes", "harness"):
             assert g[key] == e[key], (case, key)
         for key in ("time_s", "algbw_GBps", "busbw_GBps"):
             assert close(g[key], e[key]), (case, key)
+        for key in ("call_time_s", "call_algbw_GBps", "call_busbw_GBps"):
+            assert close(g[key], e[key]), (case, key)
+        assert g["call_terms_us"].keys() == e["call_terms_us"].keys()
+        assert all(close(g["call_terms_us"][k], v) for k, v in e["call_terms_us"].items()), case
         assert g["candidates"].keys() == e["candidates"].keys()
         assert all(close(g["candidates"][k], v) for k, v in e["candidates"].items()), case
     assert len(got) > 5000

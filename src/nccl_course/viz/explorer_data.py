@@ -17,7 +17,8 @@ What is exported:
 * ``schedules``: bytes each rank sends and receives per step, in chunks, for the simulator's
   schedules on :data:`SCHEDULE_RANKS` ranks.
 * ``training``: DDP's bucket defaults and a few transformer shapes.
-* ``nccl``: NCCL's tuner constants and cost tables per preset and rank count.
+* ``nccl``: NCCL's tuner constants and cost tables per preset and rank count, and the
+  call-cost model's constants (:mod:`nccl_course.cost.nccl.call_cost`).
 
 Units: bytes, seconds, bytes/s.
 """
@@ -161,6 +162,7 @@ def training_section() -> dict:
 def nccl_section() -> dict:
     """NCCL's tuner (:mod:`nccl_course.cost.nccl`): its constants, and for every preset and
     rank count it accepts, the system's figures and the cost table it chooses from."""
+    from nccl_course.cost.nccl import call_cost as CC
     from nccl_course.cost.nccl import system_for, table_for
     from nccl_course.cost.nccl import tables as T
 
@@ -183,6 +185,7 @@ def nccl_section() -> dict:
                 "bandwidth_GBps": table.bandwidth_GBps,
                 "maxThreads": table.max_threads,
                 "threadThreshold": table.thread_threshold,
+                "network": PRESETS[name].network,
             }
     return {
         "version": T.NCCL_VERSION,
@@ -195,6 +198,16 @@ def nccl_section() -> dict:
         "warpSize": T.WARP_SIZE,
         "maxNthreads": T.MAX_NTHREADS,
         "systems": systems,
+        "callCost": {
+            "bufferBytes": dict(CC.BUFFER_BYTES),
+            "fillFraction": dict(CC.FILL_FRACTION),
+            "harnesses": {name: h.fixed_us for name, h in CC.HARNESSES.items()},
+            "defaultHarness": CC.DEFAULT_HARNESS,
+            "networks": {
+                name: {"efficiency": n.efficiency, "latency_us": n.latency_us}
+                for name, n in CC.NETWORKS.items()
+            },
+        },
     }
 
 

@@ -93,6 +93,15 @@ PAGE_SCRIPT_STRINGS = (
     # what NCCL picks
     N_("NCCL's pick for {collective} on {preset}, {ranks} ranks"),
     N_("busbw of NCCL's pick"),
+    N_("timed by"),
+    N_("busbw of a call, timed by {harness}"),
+    N_("time of a call (us)"),
+    N_("busbw of a call (GB/s)"),
+    N_(
+        "NCCL's own estimate (dashed) is what it chooses by; a call also pays a fixed cost per "
+        "call, the pipeline's fill and the network's achievable bandwidth (solid), as {harness} "
+        "measures them."
+    ),
     N_("protocol"),
     N_("channels"),
     # bytes per rank per step ("rank" is the word in both languages, as in the figures)

@@ -501,8 +501,32 @@
       return [nc, nt];
     }
 
-    /** nccl.predict (default NCCL_ALGO / NCCL_PROTO): NCCL's pick, channels and estimate. */
-    function ncclPredict(collective, sizeBytes, presetName, { ranks = null } = {}) {
+    /** call_cost.call_cost: what the call costs beside NCCL's estimate (us, term by term). */
+    function ncclCallCost(sys, protocol, channels, latencyUs, estimateUs, nBytes, harness) {
+      const CC = N.callCost;
+      const name = harness || CC.defaultHarness;
+      if (!(name in CC.harnesses)) throw new Error(`unknown harness ${name}`);
+      const net = sys.nodes > 1 && sys.network ? CC.networks[sys.network] : null;
+      const transfer = Math.max(0, estimateUs - latencyUs);
+      const efficiency = net ? net.efficiency : 1;
+      let fill = 0;
+      if (nBytes > 0 && transfer > 0) {
+        const cap = Math.max(1, channels) * CC.bufferBytes[protocol];
+        const inFlight = (nBytes * cap) / (nBytes + cap);
+        fill = (CC.fillFraction[protocol] * transfer * inFlight) / nBytes;
+      }
+      return {
+        fixed_us: CC.harnesses[name],
+        network_us: net ? net.latency_us : 0,
+        latency_us: latencyUs,
+        fill_us: fill / efficiency,
+        transfer_us: transfer / efficiency,
+      };
+    }
+
+    /** nccl.predict (default NCCL_ALGO / NCCL_PROTO): NCCL's pick, channels, its estimate and
+     * what the call costs as ``harness`` times it. */
+    function ncclPredict(collective, sizeBytes, presetName, { ranks = null, harness = null } = {}) {
       const fn = N.courseToFunction[collective];
       if (!fn) throw new Error(`NCCL's tuner does not price ${collective}`);
       if (sizeBytes < 0) throw new Error(`size must be non-negative, got ${sizeBytes}`);
@@ -520,12 +544,13 @@
       const [algorithm, protocol] = best.split("/");
       const [channels, threads] = ncclChannelsThreads(sys, algorithm, protocol, sizeBytes);
       const seconds = bestTime * 1e-6;
-      let algbwGBps = 0;
-      let busbwGBps = 0;
-      if (seconds > 0 && sizeBytes > 0) {
-        algbwGBps = sizeBytes / seconds / 1e9;
-        busbwGBps = algbwGBps * busbwFactor(collective, sys.ranks);
-      }
+      const factor = busbwFactor(collective, sys.ranks);
+      const bandwidths = (s) => (s > 0 && sizeBytes > 0 ? [sizeBytes / s / 1e9, (sizeBytes / s / 1e9) * factor] : [0, 0]);
+      const [algbwGBps, busbwGBps] = bandwidths(seconds);
+      const latency0 = ncclTimeUs(sys, fn, algorithm, protocol, 0);
+      const terms = ncclCallCost(sys, protocol, channels, latency0, bestTime, sizeBytes, harness);
+      const callSeconds = Object.values(terms).reduce((a, b) => a + b, 0) * 1e-6;
+      const [callAlgbw, callBusbw] = bandwidths(callSeconds);
       return {
         collective,
         preset: presetName,
@@ -540,6 +565,11 @@
         algbw_GBps: algbwGBps,
         busbw_GBps: busbwGBps,
         candidates,
+        harness: harness || N.callCost.defaultHarness,
+        call_time_s: callSeconds,
+        call_algbw_GBps: callAlgbw,
+        call_busbw_GBps: callBusbw,
+        call_terms_us: terms,
       };
     }
 
@@ -561,7 +591,7 @@
       crossovers,
       comparisonData,
       scheduleBytes,
-      nccl: { predict: ncclPredict, ranks: ncclRanks, collectives: () => Object.keys(N.courseToFunction), version: N.version },
+      nccl: { predict: ncclPredict, ranks: ncclRanks, collectives: () => Object.keys(N.courseToFunction), harnesses: () => Object.keys(N.callCost.harnesses), version: N.version },
       training: {
         parameters,
         activationElements,

@@ -229,6 +229,7 @@
     const coll = control(ctrl, "collective", S("collective"), m.nccl.collectives(), opts.collective || "all_reduce", redraw);
     const pre = control(ctrl, "preset", S("preset"), presets, opts.preset || "h100-nvls", onPreset);
     const ranks = control(ctrl, "ranks", S("ranks"), m.nccl.ranks(pre.value), opts.ranks || m.presets[pre.value].ranks, redraw);
+    const harness = control(ctrl, "harness", S("timed by"), m.nccl.harnesses(), opts.harness || "nccl-tests", redraw);
     let plot = null;
     function onPreset() {
       setOptions(ranks, m.nccl.ranks(pre.value), m.presets[pre.value].ranks);
@@ -239,7 +240,8 @@
       const c = coll.value;
       const p = Number(ranks.value);
       const sizes = m.data.model.defaultSizes;
-      const picks = sizes.map((s) => m.nccl.predict(c, s, pre.value, { ranks: p }));
+      const h = harness.value;
+      const picks = sizes.map((s) => m.nccl.predict(c, s, pre.value, { ranks: p, harness: h }));
       const marks = [];
       picks.forEach((q, i) => {
         const label = `${q.algorithm}/${q.protocol}`;
@@ -247,16 +249,22 @@
       });
       const host = el("div", { class: "nccl-explorer-plot", "data-plot": "nccl" });
       plots.replaceChildren(host);
-      plot = chart(host, S("NCCL's pick for {collective} on {preset}, {ranks} ranks", { collective: c, preset: pre.value, ranks: p }), S("size"), "busbw (GB/s)", sizes, [{ label: S("busbw of NCCL's pick"), values: picks.map((q) => q.busbw_GBps), color: "#000" }], { marks });
+      plot = chart(host, S("NCCL's pick for {collective} on {preset}, {ranks} ranks", { collective: c, preset: pre.value, ranks: p }), S("size"), "busbw (GB/s)", sizes, [
+        { label: S("busbw of NCCL's pick"), values: picks.map((q) => q.busbw_GBps), color: "#000", dash: [6, 4] },
+        { label: S("busbw of a call, timed by {harness}", { harness: h }), values: picks.map((q) => q.call_busbw_GBps), color: "#c0392b", width: 2 },
+      ], { marks });
       const rows = sizeChoices().map(([s, text]) => {
-        const q = m.nccl.predict(c, s, pre.value, { ranks: p });
+        const q = m.nccl.predict(c, s, pre.value, { ranks: p, harness: h });
         return {
-          attrs: { "data-size": String(s), "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps) },
-          cells: [text, q.algorithm, q.protocol, String(q.channels), us(q.time_s), fmt(q.busbw_GBps)],
+          attrs: { "data-size": String(s), "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), "data-call-time-s": String(q.call_time_s), "data-call-busbw-gbps": String(q.call_busbw_GBps) },
+          cells: [text, q.algorithm, q.protocol, String(q.channels), us(q.time_s), fmt(q.busbw_GBps), us(q.call_time_s), fmt(q.call_busbw_GBps)],
         };
       });
-      out.replaceChildren(table([S("size"), S("algorithm"), S("protocol"), S("channels"), S("time (us)"), "busbw (GB/s)"], rows));
-      root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p });
+      out.replaceChildren(
+        table([S("size"), S("algorithm"), S("protocol"), S("channels"), S("time (us)"), "busbw (GB/s)", S("time of a call (us)"), S("busbw of a call (GB/s)")], rows),
+        el("p", { class: "nccl-explorer-note", text: S("NCCL's own estimate (dashed) is what it chooses by; a call also pays a fixed cost per call, the pipeline's fill and the network's achievable bandwidth (solid), as {harness} measures them.", { harness: h }) }),
+      );
+      root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p, harness: h });
     }
     redraw();
   }
