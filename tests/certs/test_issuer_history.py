@@ -1,4 +1,4 @@
-"""Issuer continuity across public URLs, and ``nccl-course cert issuers`` (issue 13)."""
+"""Issuer continuity across public URLs, and ``nccl-course cert issuers``."""
 
 from __future__ import annotations
 

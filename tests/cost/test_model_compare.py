@@ -240,7 +240,7 @@ def test_malformed_inputs_are_refused_in_one_line(tmp_path, capsys):
     assert "has no data rows" in _refused(
         capsys, "--compare", str(_write(tmp_path, headers, "h.txt"))
     )
-    # the excerpt of issue 128 as published goes on with a row cut after its time
+    # the excerpt of NVIDIA/nccl-tests issue 128 as published goes on with a row cut after its time
     cut = (
         REDUCE_SCATTER.read_text()
         + "         512            16     float     sum      -1    23.99\n"

@@ -19,10 +19,9 @@ from nccl_course.cost.sweeps import (
     compare_sweeps,
     get_sweep,
     load_sweeps,
-    plot_comparison,
-    render_table,
     textbook_predictor,
 )
+from nccl_course.viz.sweep_plots import plot_comparison, render_table
 
 matplotlib.use("Agg")
 

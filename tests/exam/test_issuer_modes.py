@@ -1,4 +1,4 @@
-"""Development vs production, and one issuer key across public URLs (issue 13).
+"""Development vs production, and one issuer key across public URLs.
 
 - Without an https public URL the server is a development server: it says so at start, and
   each credential says "(local test, not verifiable elsewhere)"; ``--production`` (or

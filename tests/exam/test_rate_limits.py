@@ -1,4 +1,4 @@
-"""Rate limits (issue 13): 429 with Retry-After on registration, verification, starting an
+"""Rate limits: 429 with Retry-After on registration, verification, starting an
 attempt and the admin routes, per client address, counted in the course database so that
 every app (worker, host) on one database shares them; off when turned off."""
 

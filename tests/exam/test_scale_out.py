@@ -1,4 +1,4 @@
-"""Scale-out (issue 13): several server processes on one database share the status-list
+"""Scale-out: several server processes on one database share the status-list
 registry, the answers and the credentials; keys are created once and only loaded by workers.
 
 The two-server test runs on a throw-away PostgreSQL cluster (as in ``test_postgres``); the
