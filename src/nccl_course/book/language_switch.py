@@ -15,6 +15,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 
 from nccl_course.i18n.languages import ENDONYMS, LANGUAGES, SOURCE_LANGUAGE
+from nccl_course.sphinx_static import serve_static_folder
 
 _LABEL = {"en": "Language", "tr": "Dil"}
 
@@ -64,13 +65,8 @@ def _add(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) 
 STATIC = Path(__file__).parent / "static"
 
 
-def _add_static_path(app: Sphinx, config) -> None:
-    if str(STATIC) not in config.html_static_path:
-        config.html_static_path.append(str(STATIC))
-
-
 def setup(app: Sphinx) -> dict:
-    app.connect("config-inited", _add_static_path)
+    serve_static_folder(app, STATIC)
     app.connect("html-page-context", _add)
     app.add_css_file("nccl-language-switch.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -14,6 +14,8 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
+from nccl_course.sphinx_static import add_static_folders
+
 VENDOR = "vendor"
 REQUIRE_JS = f"{VENDOR}/requirejs/require.js"
 WIDGETS_EMBED_JS = f"{VENDOR}/html-manager/embed-amd.js"
@@ -65,9 +67,7 @@ def _stage(app: Sphinx) -> None:
             )
         else:
             shutil.copy2(src, dst)
-    for folder in (str(staging), str(STATIC)):
-        if folder not in app.config.html_static_path:
-            app.config.html_static_path.append(folder)
+    add_static_folders(app.config, staging, STATIC)
 
 
 def _configure(app: Sphinx, config) -> None:

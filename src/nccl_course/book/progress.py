@@ -35,6 +35,7 @@ from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.quiz.sphinx_directive import QUESTIONS_ATTRIBUTE
+from nccl_course.sphinx_static import serve_static_folder
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-progress.js"
@@ -297,16 +298,11 @@ def _meta(app: Sphinx, pagename: str, templatename: str, context: dict, doctree)
     context["metatags"] = context.get("metatags", "") + tag
 
 
-def _add_static_path(app: Sphinx, config) -> None:
-    if str(STATIC) not in config.html_static_path:
-        config.html_static_path.append(str(STATIC))
-
-
 def setup(app: Sphinx) -> dict:
     app.add_node(progress_table)
     app.add_directive("progress", ProgressDirective)
     app.add_directive("progress-continue", ContinueDirective)
-    app.connect("config-inited", _add_static_path)
+    serve_static_folder(app, STATIC)
     app.connect("doctree-read", _record_questions)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

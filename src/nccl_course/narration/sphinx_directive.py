@@ -42,6 +42,7 @@ from nccl_course.narration.script import (
     translate,
 )
 from nccl_course.narration.voices import voice_for
+from nccl_course.sphinx_static import serve_static_folder
 
 logger = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -196,14 +197,9 @@ def _add_assets(app: Sphinx, pagename, templatename, context, doctree) -> None:
         app.add_css_file(CSS_FILE)
 
 
-def _add_static_path(app: Sphinx, config) -> None:
-    if str(STATIC) not in config.html_static_path:
-        config.html_static_path.append(str(STATIC))
-
-
 def setup(app: Sphinx) -> dict:
     app.add_directive(DIRECTIVE, NarrationDirective)
-    app.connect("config-inited", _add_static_path)
+    serve_static_folder(app, STATIC)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("html-page-context", _add_assets)

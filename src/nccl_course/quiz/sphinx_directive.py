@@ -36,6 +36,7 @@ from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.parsing import load_bank
 from nccl_course.quiz.printed import PRINTED_VARIANTS, printed_seeds
 from nccl_course.quiz.translation import MissingTranslation, catalog_path, translate_bank
+from nccl_course.sphinx_static import serve_static_folder
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-quiz.js"
@@ -395,11 +396,6 @@ def _merge(app: Sphinx, env, docnames, other) -> None:
         env.nccl_quiz_bank_names = other.nccl_quiz_bank_names
 
 
-def _add_static_path(app: Sphinx, config) -> None:
-    if str(STATIC) not in config.html_static_path:
-        config.html_static_path.append(str(STATIC))
-
-
 def setup(app: Sphinx) -> dict:
     app.add_config_value("nccl_quiz_dir", "quizzes", "env")
     app.add_directive("quiz", QuizDirective)
@@ -407,7 +403,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", _outdated)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
-    app.connect("config-inited", _add_static_path)
+    serve_static_folder(app, STATIC)
     app.add_js_file(JS_FILE)
     app.add_css_file(CSS_FILE)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

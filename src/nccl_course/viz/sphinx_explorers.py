@@ -42,6 +42,7 @@ from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
+from nccl_course.sphinx_static import add_static_folders
 from nccl_course.units import parse_size
 from nccl_course.viz.explorer_data import write_data
 
@@ -187,9 +188,7 @@ class CostExplorerDirective(SphinxDirective):
 def _write_data(app: Sphinx) -> None:
     staging = Path(app.outdir).parent / ".nccl-explorers"
     write_data(staging / DATA_JS, cache_dir=Path(app.doctreedir) / "nccl-explorers-cache")
-    for folder in (staging, STATIC):
-        if str(folder) not in app.config.html_static_path:
-            app.config.html_static_path.append(str(folder))
+    add_static_folders(app.config, staging, STATIC)
 
 
 def _add_assets(app: Sphinx, pagename, templatename, context, doctree) -> None:
