@@ -34,7 +34,12 @@ def part_of(module: str) -> str:
 
 
 def is_module(name: str) -> bool:
-    return (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
+    """Whether ``name`` (``cost`` or ``nccl_course.cost.model``) is a module or package of ours."""
+    parts = name.split(".")
+    if parts[0] == "nccl_course":
+        parts = parts[1:]
+    path = PACKAGE.joinpath(*parts)
+    return path.is_dir() or path.with_suffix(".py").is_file()
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -53,10 +58,16 @@ def imported_modules(path: Path) -> set[str]:
             else:
                 target = node.module or ""
             if target.startswith("nccl_course"):
-                found.add(target)
-                # `from nccl_course import cost` imports the part `cost`
-                if target == "nccl_course":
-                    found.update(f"nccl_course.{a.name}" for a in node.names if is_module(a.name))
+                # `from nccl_course import cost` imports the part `cost`, and
+                # `from nccl_course.quiz import keys` the module `keys`: not the package's
+                # __init__ (Python loads it first for every submodule; that is no dependency on
+                # what it holds), unless a name that is no module is imported from it too.
+                submodules = {
+                    f"{target}.{a.name}" for a in node.names if is_module(f"{target}.{a.name}")
+                }
+                found |= submodules
+                if len(submodules) < len(node.names):
+                    found.add(target)
     return found
 
 
@@ -68,6 +79,17 @@ def part_graph() -> dict[str, set[str]]:
             dest = part_of(target)
             if dest not in (source, "__init__"):
                 graph[source].add(dest)
+    return graph
+
+
+def module_graph(modules: list[Path] = MODULES) -> dict[str, set[str]]:
+    """Which module of the package imports which, anywhere in its body (a package is its
+    ``__init__``)."""
+    names = {module_name(p) for p in modules}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for path in modules:
+        source = module_name(path)
+        graph[source].update(t for t in imported_modules(path) if t in names and t != source)
     return graph
 
 
@@ -111,6 +133,15 @@ def test_parts_of_the_package_import_one_way():
     assert cycle is None, "import cycle between parts of the package: " + " -> ".join(cycle)
 
 
+def test_modules_import_one_way():
+    """No two (or more) modules import each other, not even inside a function: a shared piece
+    goes below both (``launcher.ports`` under ``launch`` and ``process_group``), and a method that
+    delegates imports the module it delegates to, not the other way round (``quiz.model`` ->
+    ``quiz.keys``)."""
+    cycle = find_cycle(module_graph())
+    assert cycle is None, "import cycle between modules: " + " -> ".join(cycle)
+
+
 def test_the_foundation_imports_nothing_of_the_course():
     """The registry and the unit helpers sit at the bottom: everything may import them."""
     for name in ("collectives", "units", "intmath"):
@@ -128,3 +159,29 @@ def test_models_do_not_import_the_layers_that_use_them():
 def test_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": {"c"}}) is None
+
+
+def test_module_cycle_finder_finds_a_made_up_cycle(tmp_path, monkeypatch):
+    """Two modules of a made-up part import each other, one of them inside a function and by a
+    relative import; importing a module from its package does not count as importing the
+    package's ``__init__``, and importing a name that is no module does."""
+    part = tmp_path / "nccl_course" / "part"
+    part.mkdir(parents=True)
+    sources = {
+        tmp_path / "nccl_course" / "__init__.py": "",
+        part / "__init__.py": "from nccl_course.part.a import A\n",
+        part / "a.py": "from nccl_course.part import b\n\nA = 1\n",
+        part / "b.py": "def f():\n    from .a import A\n\n    return A\n",
+        part / "c.py": "from nccl_course.part import A\n",
+    }
+    for path, text in sources.items():
+        path.write_text(text)
+    monkeypatch.setitem(globals(), "PACKAGE", tmp_path / "nccl_course")
+    modules = sorted(sources)
+    graph = module_graph(modules)
+    assert graph["nccl_course.part"] == {"nccl_course.part.a"}
+    assert graph["nccl_course.part.c"] == {"nccl_course.part"}
+    assert find_cycle(graph) == ["nccl_course.part.a", "nccl_course.part.b", "nccl_course.part.a"]
+
+    (part / "b.py").write_text("def f():\n    return 1\n")
+    assert find_cycle(module_graph(modules)) is None

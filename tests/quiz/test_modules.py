@@ -1,4 +1,5 @@
-"""The quiz package's modules depend one way: model <- parsing <- banks, and keys on model.
+"""The quiz package's modules depend one way: model <- parsing <- banks, and model on keys
+(when called): keys reads an instance without importing model.
 
 Checked on the imports each module makes when it is loaded. ``QuestionInstance.key()`` in
 ``model`` imports ``keys`` when called, not when ``model`` is loaded.

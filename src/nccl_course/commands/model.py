@@ -16,6 +16,13 @@ def register(subparsers) -> None:
             "the model knows is chosen. Bandwidths are GB/s = 1e9 bytes/s, as nccl-tests prints."
         ),
     )
+    _add_prediction_arguments(parser)
+    _add_measurement_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def _add_prediction_arguments(parser) -> None:
+    """What to predict and on which system, with which model."""
     parser.add_argument("collective", nargs="?", help="e.g. all_reduce, all_gather, broadcast")
     parser.add_argument("--size", help="size in nccl-tests convention, e.g. 64MiB, 1GiB, 8")
     parser.add_argument(
@@ -47,10 +54,28 @@ def register(subparsers) -> None:
         help="with --nccl: price with an older NCCL's tuner rules (2.22.3, 2.21.5, 2.20.5, "
         "2.20.3; default 2.30.7); the topology search stays 2.30.7's",
     )
+    parser.add_argument(
+        "--harness",
+        default=None,
+        help="with --nccl: who times the call, for its cost: nccl-tests (one process per GPU, "
+        "the default), 'nccl-tests -g' (one process driving several GPUs) or "
+        "torch.distributed (a Python loop)",
+    )
+    parser.add_argument(
+        "--preset-file",
+        metavar="FILE",
+        default=None,
+        help="with --nccl or --compare: price on the personal preset FILE that --calibrate "
+        "wrote, instead of --preset",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
         "--list-presets", action="store_true", help="list the presets with their sources and exit"
     )
+
+
+def _add_measurement_arguments(parser) -> None:
+    """A learner's own files: NCCL's log, nccl-tests output, a calibration."""
     parser.add_argument(
         "--check-log",
         metavar="FILE",
@@ -88,20 +113,6 @@ def register(subparsers) -> None:
         help="with --calibrate: the preset file to write (default: my-preset.yml)",
     )
     parser.add_argument(
-        "--preset-file",
-        metavar="FILE",
-        default=None,
-        help="with --nccl or --compare: price on the personal preset FILE that --calibrate "
-        "wrote, instead of --preset",
-    )
-    parser.add_argument(
-        "--harness",
-        default=None,
-        choices=("nccl-tests", "nccl-tests -g", "torch.distributed"),
-        help="with --nccl: who times the call, for its cost: nccl-tests with one process "
-        "per GPU (default), one process driving several GPUs (-g), or a torch.distributed loop",
-    )
-    parser.add_argument(
         "--sm",
         type=int,
         default=None,
@@ -109,38 +120,18 @@ def register(subparsers) -> None:
         help="with --check-log: the GPUs' compute capability (90 for H100/H200, 100 for B200) "
         "when no preset describes the machine",
     )
-    parser.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from nccl_course.cost import PRESETS, algorithms_for, predict
-    from nccl_course.units import format_size, parse_size
-
-    if args.preset_file:
-        from nccl_course.cost.preset_file import PresetFileError, load_preset_file
-
-        if args.preset:
-            print("error: give --preset or --preset-file, not both", file=sys.stderr)
-            return 2
-        if not (args.nccl or args.compare) or args.calibrate:
-            print(
-                "error: --preset-file goes with --nccl or --compare (a calibration starts "
-                "from a course preset: --preset)",
-                file=sys.stderr,
-            )
-            return 2
-        try:
-            args.preset = load_preset_file(args.preset_file)
-        except PresetFileError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+    problem = _load_preset_file(args)
+    if problem is not None:
+        return problem
     if args.calibrate:
         from nccl_course.commands._model_calibrate import run_calibrate
 
         return run_calibrate(args)
     if args.harness and not args.nccl:
-        print("error: --harness goes with --nccl (a compared file names its own)", file=sys.stderr)
-        return 2
+        return _usage("--harness goes with --nccl (a compared file names its own)")
     if args.compare:
         from nccl_course.commands._model_compare import run_compare
 
@@ -150,64 +141,88 @@ def run(args) -> int:
 
         return run_check_log(args)
     if args.plot is not None:
-        print("error: --plot only goes with --compare FILE", file=sys.stderr)
-        return 2
+        return _usage("--plot only goes with --compare FILE")
     if args.sm is not None:
-        print("error: --sm only goes with --check-log", file=sys.stderr)
-        return 2
+        return _usage("--sm only goes with --check-log")
     args.preset = args.preset or "h100-nvlink"
     if args.list_presets:
-        if args.json:
-            print(
-                json.dumps(
-                    {name: p.as_dict() for name, p in PRESETS.items()},
-                    indent=2,
-                )
-            )
-            return 0
-        for name, p in PRESETS.items():
-            print(f"{name}: {p.description}")
-            if p.nccl is not None:
-                print(
-                    f"    {p.nccl.gpu} (sm_{p.nccl.compute_capability}), "
-                    f"{p.nccl.gpus_per_node} GPUs per node x {p.nodes} node(s)"
-                )
-            line = (
-                f"    {p.ranks} ranks, {p.bandwidth_Bps / 1e9:g} GB/s per direction per GPU, "
-                f"alpha {p.alpha_s * 1e6:g} us"
-            )
-            if p.inter_bandwidth_Bps:
-                line += (
-                    f"; network {p.inter_bandwidth_Bps / 1e9:g} GB/s per NIC, "
-                    f"alpha {p.inter_alpha_s * 1e6:g} us"
-                )
-            print(line)
-            for source in p.source:
-                print(f"    source: {source}")
-        return 0
+        return _list_presets(args.json)
     if not args.collective or args.size is None:
-        print(
-            "error: give a collective and --size (e.g. 'nccl-course model all_reduce "
-            "--size 1GiB --preset h100-nvlink'), or --list-presets",
-            file=sys.stderr,
+        return _usage(
+            "give a collective and --size (e.g. 'nccl-course model all_reduce "
+            "--size 1GiB --preset h100-nvlink'), or --list-presets"
         )
-        return 2
     if args.nccl_version and not args.nccl:
-        print(
-            "error: --nccl-version chooses the release of NCCL's own model: add --nccl",
-            file=sys.stderr,
+        return _usage("--nccl-version chooses the release of NCCL's own model: add --nccl")
+    return _run_nccl(args) if args.nccl else _run_textbook(args)
+
+
+def _usage(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _load_preset_file(args) -> int | None:
+    """Read --preset-file into args.preset; an exit code on a clash or a bad file."""
+    if not args.preset_file:
+        return None
+    from nccl_course.cost.preset_file import PresetFileError, load_preset_file
+
+    if args.preset:
+        return _usage("give --preset or --preset-file, not both")
+    if not (args.nccl or args.compare) or args.calibrate:
+        return _usage(
+            "--preset-file goes with --nccl or --compare (a calibration starts from a course "
+            "preset: --preset)"
         )
-        return 2
-    if args.nccl:
-        return _run_nccl(args)
+    try:
+        args.preset = load_preset_file(args.preset_file)
+    except PresetFileError as exc:
+        return _usage(str(exc))
+    return None
+
+
+def _list_presets(as_json: bool) -> int:
+    from nccl_course.cost import PRESETS
+
+    if as_json:
+        print(json.dumps({name: p.as_dict() for name, p in PRESETS.items()}, indent=2))
+        return 0
+    for name, p in PRESETS.items():
+        print(f"{name}: {p.description}")
+        if p.nccl is not None:
+            print(
+                f"    {p.nccl.gpu} (sm_{p.nccl.compute_capability}), "
+                f"{p.nccl.gpus_per_node} GPUs per node x {p.nodes} node(s)"
+            )
+        line = (
+            f"    {p.ranks} ranks, {p.bandwidth_Bps / 1e9:g} GB/s per direction per GPU, "
+            f"alpha {p.alpha_s * 1e6:g} us"
+        )
+        if p.inter_bandwidth_Bps:
+            line += (
+                f"; network {p.inter_bandwidth_Bps / 1e9:g} GB/s per NIC, "
+                f"alpha {p.inter_alpha_s * 1e6:g} us"
+            )
+        if p.network:
+            line += f" ({p.network})"
+        print(line)
+        for source in p.source:
+            print(f"    source: {source}")
+    return 0
+
+
+def _run_textbook(args) -> int:
+    from nccl_course.cost import algorithms_for, predict
+    from nccl_course.units import format_size, parse_size
+
     try:
         size = parse_size(args.size)
         pred = predict(
             args.collective, size, args.preset, ranks=args.ranks, algorithm=args.algorithm
         )
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _usage(str(exc))
     if args.json:
         print(json.dumps(pred.as_dict(), indent=2))
         return 0

@@ -12,13 +12,8 @@
 Importing this package does not import torch; the functions do, when called.
 """
 
-from nccl_course.launcher.launch import (
-    LaunchTimeout,
-    WorkerError,
-    free_port,
-    launch,
-    script_main,
-)
+from nccl_course.launcher.launch import LaunchTimeout, WorkerError, launch, script_main
+from nccl_course.launcher.ports import free_port
 from nccl_course.launcher.process_group import (
     DEFAULT_TIMEOUT_S,
     choose_backend,

@@ -27,7 +27,6 @@ import pickle
 import queue as queue_module
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -36,6 +35,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+# free_port: the port of each launch, and public here too; tests replace it in this module.
+from nccl_course.launcher.ports import free_port
 from nccl_course.launcher.targets import (  # noqa: F401 (load_file_module: public here too)
     Target,
     load_file_module,
@@ -70,14 +71,6 @@ class LaunchTimeout(TimeoutError):
         super().__init__(message)
         self.unfinished = list(unfinished)
         self.stacks = dict(stacks)
-
-
-def free_port() -> int:
-    """A TCP port that was free on 127.0.0.1 a moment ago (someone may take it before you do:
-    :func:`launch` retries when that happens)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --- the child side ----------------------------------------------------------------------------

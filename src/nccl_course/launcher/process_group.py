@@ -20,6 +20,8 @@ import datetime
 import os
 from collections.abc import Iterator
 
+from nccl_course.launcher.ports import free_port
+
 #: Group timeout in seconds when none is given: long enough for a 1 GiB gloo all-reduce on a
 #: laptop, short enough that a mismatched collective fails in minutes rather than half an hour.
 DEFAULT_TIMEOUT_S = 300.0
@@ -76,8 +78,6 @@ def init(backend: str | None = None, timeout_s: float | None = None) -> str:
         return dist.get_backend()
     if "RANK" not in os.environ:
         # A lone process: a world of one, so the lab code runs without a launcher.
-        from nccl_course.launcher.launch import free_port
-
         os.environ.setdefault("RANK", "0")
         os.environ.setdefault("WORLD_SIZE", "1")
         os.environ.setdefault("LOCAL_RANK", "0")

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from nccl_course.i18n.numbers import decimal_separator, localize_decimals
 from nccl_course.quiz.grading import normalize_text
-from nccl_course.quiz.model import DEFAULT_DISPLAY_SIG_FIGS, QuestionInstance
-from nccl_course.quiz.units import family_units, format_value, tolerance
+from nccl_course.quiz.units import DEFAULT_DISPLAY_SIG_FIGS, family_units, format_value, tolerance
 
 
-def answer_key(inst: QuestionInstance) -> dict:
-    """The answer key of ``inst``, JSON-safe: what ``grade_key`` needs, and the feedback to show.
-    Server-side only (the practice pages embed it, by design). ``inst.key()`` returns this."""
+def answer_key(inst) -> dict:
+    """The answer key of ``inst`` (a :class:`nccl_course.quiz.model.QuestionInstance`, which
+    this module reads but does not import: the model imports this module), JSON-safe: what
+    ``grade_key`` needs, and the feedback to show. Server-side only (the practice pages embed
+    it, by design). ``inst.key()`` returns this."""
     q = inst.question
     key: dict = {
         "id": q.id,

@@ -17,12 +17,15 @@ from pathlib import Path
 
 from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz import generators as _generators
-from nccl_course.quiz.units import family_units, tolerance
+from nccl_course.quiz.units import (  # noqa: F401 (DEFAULT_DISPLAY_SIG_FIGS: public here too)
+    DEFAULT_DISPLAY_SIG_FIGS,
+    family_units,
+    tolerance,
+)
 
 TYPES = ("single", "multiple", "numeric", "ordering", "matching", "text")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-DEFAULT_DISPLAY_SIG_FIGS = 3
 
 
 class BankError(ValueError):
@@ -247,8 +250,9 @@ class QuestionInstance:
                     data[f"{name}_html"] = [markdown_html(t) for t in data[name]]
         return data
 
-    # The key is built in nccl_course.quiz.keys, which imports this module; the import is
-    # deferred so that this module does not depend on it when loaded.
+    # The key is built in nccl_course.quiz.keys, which reads an instance without importing this
+    # module (imports go one way: model -> keys). The import is deferred so that this module,
+    # the bottom of the quiz package, imports none of its siblings when loaded.
     def correct_response(self):
         """A response that scores 1, in the format of quizzes/README.md (for tests and demos)."""
         from nccl_course.quiz.keys import correct_response

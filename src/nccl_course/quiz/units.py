@@ -49,6 +49,9 @@ UNIT_FAMILIES: dict[str, dict[str, float]] = {
     "number": {"": 1.0},
 }
 
+#: Significant figures a numeric answer is shown with when its question gives no ``sig_figs``.
+DEFAULT_DISPLAY_SIG_FIGS = 3
+
 # A number, then optional unit text. The JavaScript copy of this pattern is in static/quiz.js.
 NUMBER_RE = re.compile(r"^\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(\S*)\s*$")
 
@@ -133,7 +136,7 @@ def tolerance(answer: float, rel: float = 0.0, abs_tol: float = 0.0, sig_figs: i
     return max(abs_tol, rel * abs(answer), half_ulp)
 
 
-def format_value(value: float, sig_figs: int = 3) -> str:
+def format_value(value: float, sig_figs: int = DEFAULT_DISPLAY_SIG_FIGS) -> str:
     """``value`` with ``sig_figs`` significant figures, without a needless exponent."""
     if value == 0:
         return "0"
