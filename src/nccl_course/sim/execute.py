@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nccl_course import collectives
 from nccl_course.sim import layout
 from nccl_course.sim.schedule import Schedule, ScheduleError, Step
 
@@ -137,7 +138,7 @@ def provenance_states(schedule: Schedule) -> list[tuple[np.ndarray, np.ndarray]]
     _, held, _ = layout.load(schedule.collective, p, k, num_chunks, inputs, schedule.root)
     data = np.zeros((p, num_chunks, p), dtype=np.int32)
     ranks, chunks = np.nonzero(held)
-    if schedule.collective == "barrier":
+    if collectives.get(schedule.collective).layout == "tokens":
         data[ranks, chunks, chunks] = 1  # token t comes from rank t
     else:
         data[ranks, chunks, ranks] = 1
@@ -189,7 +190,7 @@ def make_inputs(
     if n is None:
         return [None] * p
     inputs = [rng.integers(1, 4, size=n).astype(dtype) for _ in range(p)]
-    if collective in ("broadcast", "scatter"):
+    if collectives.get(collective).root_role == "source":
         # Only the root's buffer is input; the others must not leak into the result.
         inputs = [a if r == root else np.full(n, -1, dtype=dtype) for r, a in enumerate(inputs)]
     return inputs

@@ -1,32 +1,22 @@
 """What each collective means: its numpy definition, and how its buffers map onto chunk ids.
 
-Buffer shapes follow NCCL (and nccl-tests): ``count`` is elements per rank in the smaller buffer.
-
-================  =====================  ===================================================
-collective        input per rank         output per rank
-================  =====================  ===================================================
-all_reduce        count                  count: the element-wise sum over ranks
-reduce            count                  root only: the sum (other ranks: None)
-broadcast         count (root's used)    count: the root's input
-all_gather        count                  p * count: inputs concatenated in rank order
-reduce_scatter    p * count              count: block ``rank`` of the sum
-all_to_all        p * count              p * count: block i is block ``rank`` of rank i's input
-gather            count                  root only: p * count, inputs in rank order
-scatter           p * count (root's)     count: block ``rank`` of the root's input
-send_recv         count                  count: the input of rank (rank - 1) mod p (a ring
-                                         shift, as nccl-tests' sendrecv_perf does)
-barrier           (none)                 the tokens 0..p-1: rank r holds token r at the start
-                                         and must have heard from every rank at the end
-================  =====================  ===================================================
+Everything this module knows about a collective comes from its entry in the registry
+(:mod:`nccl_course.collectives`): its ``layout`` (how its data is cut into blocks), which blocks
+a rank holds before (``holds``) and needs after (``needs``), whose inputs count and who gets an
+output (``root_role``), and whether blocks held by several ranks are summed (``reduces``). The
+module names no collective: a new one is a registry entry. The registry's docstring tabulates
+the input and output of each collective; sizes follow NCCL (and nccl-tests): ``count`` is
+elements per rank in the smaller buffer, and each block is ``count`` elements.
 
 Chunk ids (k = the schedule's ``chunks``):
 
-* ``buffer`` collectives (all_reduce, reduce, broadcast): the buffer is cut into ``num_chunks``
+* layout "buffer" (all_reduce, reduce, broadcast): the one buffer is cut into ``num_chunks``
   equal consecutive pieces; the algorithm chooses num_chunks (p * k for a ring, k for a tree).
-* ``block`` collectives (all_gather, reduce_scatter, gather, scatter, send_recv): block b (the
-  part that belongs to rank b) is chunks b*k .. b*k + k - 1.
-* all_to_all: the block rank i sends to rank j is chunks (i*p + j)*k .. (i*p + j)*k + k - 1.
-* barrier: chunk t is the token of rank t (zero bytes).
+* layout "blocks" (all_gather, reduce_scatter, gather, scatter, send_recv): block b (the part
+  that belongs to rank b) is chunks b*k .. b*k + k - 1.
+* layout "pair_blocks" (all_to_all): the block rank i sends to rank j is block i*p + j, chunks
+  (i*p + j)*k .. (i*p + j)*k + k - 1.
+* layout "tokens" (barrier): chunk t is the token of rank t (zero bytes; its value is t).
 
 Pieces that do not divide evenly are padded with zeros, which no sum or copy can disturb.
 """
@@ -64,48 +54,57 @@ def pair_chunks(src, dst, p: int, k: int) -> np.ndarray:
     return base[..., None] + np.arange(k)
 
 
+def _pieces(info: collectives.Collective, k: int, num_chunks: int) -> int:
+    """Chunks per block: a buffer is one block of ``num_chunks`` chunks, a token one chunk,
+    any other block k chunks."""
+    if info.layout == "buffer":
+        return num_chunks
+    if info.layout == "tokens":
+        return 1
+    return k
+
+
 def input_count(collective: str, p: int, count: int) -> int | None:
     """Elements in each rank's input buffer (None: no input)."""
-    if collective in ("reduce_scatter", "all_to_all", "scatter"):
-        return p * count
-    if collective == "barrier":
-        return None
-    return count
+    return collectives.get(collective).input_count(p, count)
 
 
 def reference(collective: str, inputs: list, root: int = 0) -> list:
     """The collective computed directly with numpy: the outputs of every rank (None where the
     collective gives a rank no output). ``inputs``: one 1-D array per rank, shaped as in the
-    module docstring (barrier ignores them)."""
-    check_collective(collective)
+    registry's table (tokens ignore them).
+
+    Each input is cut into the blocks its rank holds; a block's value is the sum over the ranks
+    that hold it (a reducing collective) or the block of the one rank that holds it; a rank's
+    output is its needed blocks, concatenated."""
+    info = collectives.get(collective)
     p = len(inputs)
     if p < 1:
         raise ValueError("need at least one rank")
-    if collective == "barrier":
-        return [np.arange(p) for _ in range(p)]
-    arrays = [None if a is None else np.asarray(a) for a in inputs]
-    if collective == "broadcast":
-        return [arrays[root].copy() for _ in range(p)]
-    if collective == "scatter":
-        return list(np.split(arrays[root].copy(), p))
-    if collective == "send_recv":
-        return [arrays[(r - 1) % p].copy() for r in range(p)]
-    stack = np.stack(arrays)
-    if collective in REDUCING_COLLECTIVES:
-        total = np.sum(stack, axis=0, dtype=stack.dtype)
-        if collective == "all_reduce":
-            return [total.copy() for _ in range(p)]
-        if collective == "reduce":
-            return [total if r == root else None for r in range(p)]
-        return list(np.split(total, p))  # reduce_scatter
-    if collective == "all_gather":
-        return [stack.reshape(-1).copy() for _ in range(p)]
-    if collective == "gather":
-        return [stack.reshape(-1).copy() if r == root else None for r in range(p)]
-    if collective == "all_to_all":
-        blocks = stack.reshape(p, p, -1)  # [sender, receiver, element]
-        return [blocks[:, r, :].reshape(-1).copy() for r in range(p)]
-    raise AssertionError(collective)
+    receivers = set(info.output_ranks(p, root))
+    if info.layout == "tokens":
+        tokens = np.arange(p)
+        return [
+            tokens[list(info.needed_blocks(r, p))] if r in receivers else None for r in range(p)
+        ]
+    parts: dict[int, list] = {}
+    for r in info.input_ranks(p, root):
+        held = info.held_blocks(r, p)
+        for b, values in zip(held, np.split(np.asarray(inputs[r]), len(held)), strict=True):
+            parts.setdefault(b, []).append(values)
+
+    def value(b: int) -> np.ndarray:
+        if info.reduces:
+            stack = np.stack(parts[b])
+            return np.sum(stack, axis=0, dtype=stack.dtype)
+        if len(parts[b]) != 1:
+            raise AssertionError(f"{collective}: {len(parts[b])} ranks hold copied block {b}")
+        return parts[b][0]
+
+    return [
+        np.concatenate([value(b) for b in info.needed_blocks(r, p)]) if r in receivers else None
+        for r in range(p)
+    ]
 
 
 def size_chunks(collective: str, p: int, k: int, num_chunks: int) -> int:
@@ -132,109 +131,65 @@ def _pad_split(buffer: np.ndarray, pieces: int) -> np.ndarray:
 
 def load(collective: str, p: int, k: int, num_chunks: int, inputs: list, root: int):
     """Initial state: (data[p, num_chunks, m], held[p, num_chunks], count)."""
-    if collective == "barrier":
-        data = np.zeros((p, p, 1), dtype=np.int64)
-        held = np.zeros((p, p), dtype=bool)
-        data[np.arange(p), np.arange(p), 0] = np.arange(p)
-        held[np.arange(p), np.arange(p)] = True
+    info = collectives.get(collective)
+    pieces = _pieces(info, k, num_chunks)
+    sources = info.input_ranks(p, root)
+    if info.layout == "tokens":
+        data = np.zeros((p, num_chunks, 1), dtype=np.int64)
+        held = np.zeros((p, num_chunks), dtype=bool)
+        for r in sources:
+            tokens = block_chunks(info.held_blocks(r, p), pieces)
+            data[r, tokens, 0] = tokens
+            held[r, tokens] = True
         return data, held, 0
-    sample = inputs[root] if collective in ("broadcast", "scatter") else inputs[0]
-    sample = np.asarray(sample)
-    if collective in ("broadcast", "scatter"):
-        arrays = {root: sample}
-    else:
-        arrays = {r: np.asarray(inputs[r]) for r in range(p)}
-        sizes = {a.size for a in arrays.values()}
-        if len(sizes) != 1:
-            raise ValueError(f"every rank must pass the same count; got sizes {sorted(sizes)}")
-    per_rank = sample.size
-    dtype = sample.dtype
-    if collective in BUFFER_COLLECTIVES:
-        count = per_rank
-        m = -(-count // num_chunks) if num_chunks else 0
-        data = np.zeros((p, num_chunks, m), dtype=dtype)
-        held = np.zeros((p, num_chunks), dtype=bool)
-        for r, a in arrays.items():
-            data[r] = _pad_split(a.ravel(), num_chunks)
-            held[r] = True
-        return data, held, count
-    if collective in ("reduce_scatter", "all_to_all", "scatter"):
-        if per_rank % p:
-            raise ValueError(f"{collective} input must hold p * count elements; got {per_rank}")
-        count = per_rank // p
-    else:
-        count = per_rank
-    m = -(-count // k)
-    if collective == "all_to_all":
-        data = np.zeros((p, num_chunks, m), dtype=dtype)
-        held = np.zeros((p, num_chunks), dtype=bool)
-        for r, a in arrays.items():
-            blocks = a.reshape(p, count)
-            for j in range(p):
-                lo = (r * p + j) * k
-                data[r, lo : lo + k] = _pad_split(blocks[j], k)
-            held[r, r * p * k : (r + 1) * p * k] = True
-        return data, held, count
+    arrays = {r: np.asarray(inputs[r]) for r in sources}
+    sizes = {a.size for a in arrays.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"every rank must pass the same count; got sizes {sorted(sizes)}")
+    sample = arrays[sources[0]]
+    per_rank, dtype = sample.size, sample.dtype
+    blocks_in = info.input_count(p, 1)  # blocks in one rank's input
+    if per_rank % blocks_in:
+        what = "p" if blocks_in == p else str(blocks_in)
+        raise ValueError(f"{collective} input must hold {what} * count elements; got {per_rank}")
+    count = per_rank // blocks_in
+    m = -(-count // pieces) if pieces else 0
     data = np.zeros((p, num_chunks, m), dtype=dtype)
     held = np.zeros((p, num_chunks), dtype=bool)
     for r, a in arrays.items():
-        if collective in ("reduce_scatter", "scatter"):
-            blocks = a.reshape(p, count)
-            for b in range(p):
-                data[r, b * k : (b + 1) * k] = _pad_split(blocks[b], k)
-            held[r] = True
-        else:  # all_gather, gather, send_recv: each rank owns its block
-            data[r, r * k : (r + 1) * k] = _pad_split(a.ravel(), k)
-            held[r, r * k : (r + 1) * k] = True
+        blocks = info.held_blocks(r, p)
+        for b, values in zip(blocks, a.reshape(len(blocks), count), strict=True):
+            data[r, b * pieces : (b + 1) * pieces] = _pad_split(values, pieces)
+            held[r, b * pieces : (b + 1) * pieces] = True
     return data, held, count
 
 
 def required(collective: str, p: int, k: int, num_chunks: int, root: int) -> np.ndarray:
     """needed[rank, chunk]: the chunks each rank must hold at the end for its output."""
+    info = collectives.get(collective)
+    pieces = _pieces(info, k, num_chunks)
     needed = np.zeros((p, num_chunks), dtype=bool)
-    ranks = np.arange(p)
-    if collective in ("all_reduce", "broadcast", "all_gather", "barrier"):
-        needed[:] = True
-    elif collective in ("reduce", "gather"):
-        needed[root] = True
-    elif collective in ("reduce_scatter", "scatter"):
-        for r in ranks:
-            needed[r, r * k : (r + 1) * k] = True
-    elif collective == "send_recv":
-        for r in ranks:
-            b = (r - 1) % p
-            needed[r, b * k : (b + 1) * k] = True
-    elif collective == "all_to_all":
-        for r in ranks:
-            for i in ranks:
-                lo = (i * p + r) * k
-                needed[r, lo : lo + k] = True
+    for r in info.output_ranks(p, root):
+        needed[r, block_chunks(info.needed_blocks(r, p), pieces)] = True
     return needed
 
 
 def extract(collective: str, data: np.ndarray, count: int, k: int, root: int) -> list:
     """Each rank's output buffer from the final state (None where there is no output)."""
-    p = data.shape[0]
-    if collective == "barrier":
-        return [data[r, :, 0].copy() for r in range(p)]
-    if collective in BUFFER_COLLECTIVES:
-        outs = [data[r].reshape(-1)[:count].copy() for r in range(p)]
-        if collective == "reduce":
-            return [o if r == root else None for r, o in enumerate(outs)]
-        return outs
+    info = collectives.get(collective)
+    p, num_chunks = data.shape[:2]
+    pieces = _pieces(info, k, num_chunks)
+    receivers = set(info.output_ranks(p, root))
+    if info.layout == "tokens":
+        return [
+            data[r, block_chunks(info.needed_blocks(r, p), pieces), 0] if r in receivers else None
+            for r in range(p)
+        ]
 
-    def block(r: int, chunk_lo: int) -> np.ndarray:
-        return data[r, chunk_lo : chunk_lo + k].reshape(-1)[:count]
+    def block(r: int, b: int) -> np.ndarray:
+        return data[r, b * pieces : (b + 1) * pieces].reshape(-1)[:count]
 
-    if collective in ("all_gather", "gather"):
-        outs = [np.concatenate([block(r, b * k) for b in range(p)]) for r in range(p)]
-        if collective == "gather":
-            return [o if r == root else None for r, o in enumerate(outs)]
-        return outs
-    if collective in ("reduce_scatter", "scatter"):
-        return [block(r, r * k).copy() for r in range(p)]
-    if collective == "send_recv":
-        return [block(r, ((r - 1) % p) * k).copy() for r in range(p)]
-    if collective == "all_to_all":
-        return [np.concatenate([block(r, (i * p + r) * k) for i in range(p)]) for r in range(p)]
-    raise AssertionError(collective)
+    return [
+        np.concatenate([block(r, b) for b in info.needed_blocks(r, p)]) if r in receivers else None
+        for r in range(p)
+    ]

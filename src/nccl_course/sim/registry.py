@@ -11,6 +11,7 @@ of a block in the same message, so k changes granularity but not the cost. The b
 
 from __future__ import annotations
 
+from nccl_course import collectives
 from nccl_course.sim import doubling as rd
 from nccl_course.sim import layout
 from nccl_course.sim import rings_trees as rt
@@ -77,8 +78,8 @@ def build_schedule(
         raise ValueError(f"chunks must be a whole number >= 1, got {chunks!r}")
     if not 0 <= root < p:
         raise ValueError(f"root must be a rank 0..{p - 1}, got {root}")
-    if collective == "barrier":
-        chunks = 1
+    if collectives.get(collective).layout == "tokens":
+        chunks = 1  # a token cannot be split
     if collective not in layout.ROOTED_COLLECTIVES:
         root = 0
     num_chunks, steps = BUILDERS[(collective, algorithm)](p, chunks, root)
