@@ -54,6 +54,7 @@ translations: setup
 lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	node_modules/.bin/eslint --max-warnings 0 .
 
 format: setup
 	.venv/bin/ruff format .

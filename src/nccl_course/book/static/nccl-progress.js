@@ -22,8 +22,8 @@
   var VERSION = 1;
   var MAX_FILE_BYTES = 1024 * 1024;
   var MAX_ENTRIES = 5000;
-  var DOC_RE = /^[A-Za-z0-9_][A-Za-z0-9_.\-\/]{0,199}$/;
-  var QUESTION_RE = /^[A-Za-z0-9_.\-]{1,100}\/[A-Za-z0-9_.\-]{1,100}$/;
+  var DOC_RE = /^[A-Za-z0-9_][A-Za-z0-9_.\-/]{0,199}$/;
+  var QUESTION_RE = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
   var TIME_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
   var TOP_KEYS = ["format", "version", "exported", "visited", "last", "quiz", "labs"];
   var TIME_EXAMPLE = "2026-01-31T12:00:00Z";
