@@ -11,7 +11,13 @@ import sys
 
 from nccl_course.cost.measured.comparison import SIZE_RANGES
 from nccl_course.cost.nccl import call_cost as C
-from nccl_course.cost.nccl.call_fit import fit_constants, median_abs_error, sweep_observations
+from nccl_course.cost.nccl.call_fit import (
+    fit_constants,
+    fit_network,
+    median_abs_error,
+    sweep_observations,
+)
+from nccl_course.cost.presets import get_preset
 from nccl_course.cost.sweeps import load_sweeps
 
 
@@ -36,6 +42,19 @@ def main() -> int:
         )
     for name in C.HARNESSES:
         print(f"fixed_us[{name!r:21}] {fixed[name]:8.1f}   {module_fixed[name]:8.1f}")
+    by_id = {sweep.id: sweep for sweep in load_sweeps()}
+    for network, net in C.NETWORKS.items():
+        fitted_on = [
+            by_id[i]
+            for i in C.NETWORK_FITTED_ON
+            if i in by_id and get_preset(by_id[i].preset).network == network
+        ]
+        if fitted_on:
+            latency, efficiency = fit_network(fitted_on, network)
+            print(f"NETWORKS[{network!r:10}] latency_us   {latency:8.1f}   {net.latency_us:8.1f}")
+            print(
+                f"NETWORKS[{network!r:10}] efficiency   {efficiency:8.2f}   {net.efficiency:8.2f}"
+            )
     print()
     print(
         "median |busbw error| with the module's constants (fit: F, network fit: N, held out: H), in %"

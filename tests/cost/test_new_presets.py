@@ -21,7 +21,7 @@ EXPECTED = {
     "h100-efa-2node": (2, 8, 8, 400.0, "efa", True),
     # p5en: 16 EFA devices of 200 Gb/s, 2 per GPU
     "h200-efa-2node": (2, 8, 8, 400.0, "efa", True),
-    "a3-ultra-2node": (2, 8, 8, 400.0, "roce", True),
+    "a3-ultra-2node": (2, 8, 8, 400.0, "gke-roce", True),
     # A3 Mega: 8 x 200 Gb/s, NVLS off as Google's NCCL settings have it
     "a3-mega-2node": (2, 8, 8, 200.0, "tcpxo", False),
     "b200-ib-ndr-2node": (2, 8, 8, 400.0, "ib", True),

@@ -119,6 +119,12 @@ SOURCE_A3_ULTRA = (
     "https://cloud.google.com/ai-hypercomputer/docs/create/create-vm); NCCL drives the NICs "
     "with its IB verbs transport (Google's gIB plugin packages it)"
 )
+SOURCE_A4 = (
+    "Google Cloud A4 (a4-highgpu-8g): 8 B200 on NVSwitch (NVLink 5), 8 NVIDIA ConnectX-7 "
+    "400 Gbps NICs with RDMA over Converged Ethernet, 3,200 Gbps for the GPUs "
+    "(https://cloud.google.com/compute/docs/accelerator-optimized-machines); NCCL drives the "
+    "NICs with its IB verbs transport through Google's gIB plugin, as on A3 Ultra"
+)
 SOURCE_A3_MEGA = (
     "Google Cloud A3 Mega (a3-megagpu-8g): 8 H100 80GB on NVSwitch, 8 GPU NICs of 200 Gbps "
     "with GPUDirect-TCPXO, 1,600 Gbps for the GPUs (1,800 Gbps with the host NIC), Intel Xeon "

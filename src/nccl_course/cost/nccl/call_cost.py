@@ -57,7 +57,12 @@ FITTED_ON = (
 )
 
 #: The sweeps the network constants of :data:`NETWORKS` were fitted on (one per network).
-NETWORK_FITTED_ON = ("a3mega-2x8xh100", "stas00-4x8xb200-efa")
+NETWORK_FITTED_ON = (
+    "a3mega-2x8xh100",
+    "stas00-4x8xb200-efa",
+    "dranet-gke-a3ultra-2x1xh200-allgather",
+    "dranet-gke-a4-2x1xb200-allgather",
+)
 
 #: Fitted: the share of a full buffer's transfer time that the pipeline fill costs, per
 #: protocol (see the module doc), on :data:`FITTED_ON`.
@@ -136,9 +141,19 @@ NETWORKS = {
             "latencies (src/transport/net_ib, src/graph/tuning.cc); taken as InfiniBand",
         ),
         Network(
+            "gke-roce",
+            0.68,
+            1.0,
+            "Google Cloud's RoCE (A3 Ultra, A4: ConnectX-7 400 Gbps) through the gIB plugin. "
+            "Fitted on the two runs of one GPU and one NIC on each of 2 nodes, "
+            "dranet-gke-a3ultra-2x1xh200-allgather (H200) and dranet-gke-a4-2x1xb200-allgather "
+            "(B200); held out: an all_reduce on the same network (dranet-mpijob-2x1xh200-"
+            "allreduce) and the 2 x 8 B200 run (dranet-gke-a4-2x8xb200-allgather)",
+        ),
+        Network(
             "efa",
             1.04,
-            270.0,
+            269.0,
             "AWS EFA through the aws-ofi-nccl plugin (libfabric). Fitted on one sweep alone, "
             "stas00-4x8xb200-efa (4 nodes x 8 B200, a torch.distributed loop); no held-out "
             "EFA sweep yet, so treat the latency (which includes that loop's synchronisation "
@@ -146,8 +161,8 @@ NETWORKS = {
         ),
         Network(
             "tcpxo",
-            0.4,
-            100.0,
+            0.42,
+            101.0,
             "Google GPUDirect-TCPXO (A3 Mega: TCP offloaded through the NICs, not RDMA). "
             "Fitted on one sweep alone, a3mega-2x8xh100 (2 nodes x 8 H100, nccl-tests); no "
             "held-out TCPXO sweep yet",
@@ -160,8 +175,9 @@ NETWORKS = {
 class Calibration:
     """A learner's fitted constants (``nccl-course model --calibrate``): ``fixed_us`` replaces
     the harness's fixed cost per call (and the network's latency); ``efficiency`` scales the
-    bandwidth of ``link_class`` ("intra": inside a node, "inter": between nodes), the one the
-    measurement exercised, and ``fill_fraction`` ({protocol: fraction}) replaces
+    course model's bandwidth (the network's efficiency included) of ``link_class`` ("intra":
+    inside a node, "inter": between nodes), the one the measurement exercised, and
+    ``fill_fraction`` ({protocol: fraction}) replaces
     :data:`FILL_FRACTION` for the protocols the measurement ran (the others keep the
     course's); ``fitted_on`` says what it was fitted on."""
 
@@ -251,7 +267,8 @@ def call_cost(
         # the fitted fixed cost is everything a call costs beyond NCCL's latency
         fixed, net_us = calibration.fixed_us, 0.0
         if (calibration.link_class == "inter") == inter:
-            efficiency = calibration.efficiency
+            # measured against the course's model of these links, network efficiency included
+            efficiency *= calibration.efficiency
             fraction = (calibration.fill_fraction or {}).get(protocol, fraction)
     fill = 0.0
     if n_bytes > 0 and transfer > 0:

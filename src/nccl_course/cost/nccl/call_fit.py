@@ -213,3 +213,42 @@ def sweep_observations(sweep, harness: str | None = None) -> list[Observation]:
             )
         )
     return out
+
+
+#: The grids a network's constants are searched on: latency added per call (us), efficiency.
+NETWORK_LATENCY_GRID = tuple(float(x) for x in range(0, 400))
+NETWORK_EFFICIENCY_GRID = tuple(round(0.3 + 0.02 * i, 2) for i in range(0, 61))
+
+
+def fit_network(sweeps, network: str) -> tuple[float, float]:
+    """(latency_us, efficiency) of ``network`` minimising the mean over ``sweeps`` (published
+    sweeps on presets of that network) of each sweep's median |busbw error|, the other
+    constants as they are: a grid search over :data:`NETWORK_LATENCY_GRID` x
+    :data:`NETWORK_EFFICIENCY_GRID`."""
+    fixed = {name: h.fixed_us for name, h in C.HARNESSES.items()}
+    current = C.NETWORKS[network]
+    # the model at efficiency 1 and latency 0, split so that the grid only rescales
+    pieces = []
+    for sweep in sweeps:
+        rows = []
+        for o in sweep_observations(sweep):
+            scale = current.efficiency if o.link_class == "inter" else 1.0
+            moved = (o.transfer_us + C.FILL_FRACTION[o.protocol] * o.fill_unit_us) * scale
+            base = fixed[o.harness] + o.latency_us
+            rows.append((o.measured_us, base, moved, o.link_class == "inter"))
+        pieces.append(rows)
+    best = None
+    for latency in NETWORK_LATENCY_GRID:
+        for efficiency in NETWORK_EFFICIENCY_GRID:
+            score = np.mean(
+                [
+                    median(
+                        abs(m / (b + (latency + x / efficiency if inter else x)) - 1)
+                        for m, b, x, inter in rows
+                    )
+                    for rows in pieces
+                ]
+            )
+            if best is None or score < best[0] - 1e-12:
+                best = (score, latency, efficiency)
+    return best[1], best[2]
