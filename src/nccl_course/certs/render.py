@@ -36,6 +36,7 @@ import re
 import tempfile
 import textwrap
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -250,6 +251,55 @@ def render_certificate(
     suffix = out_path.suffix.lower()
     if suffix not in (".pdf", ".png"):
         raise ValueError(f"{out_path}: the certificate is written as .pdf or .png")
+    fields = _fields(credential, verify_url, tr)
+    fig = Figure(figsize=PAGE_INCHES)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    page = fig.add_axes((0, 0, 1, 1))
+    page.set_axis_off()
+    page.set_xlim(0, 1)
+    page.set_ylim(0, 1)
+    page.add_patch(Rectangle(OUTER_BORDER[:2], *OUTER_BORDER[2:], fill=False, lw=3, ec=INK))
+    page.add_patch(Rectangle(INNER_BORDER[:2], *INNER_BORDER[2:], fill=False, lw=1, ec=ACCENT))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _draw_what_was_achieved(page, renderer, fields, tr, language)
+        _draw_who_issued_it(page, renderer, fields, tr)
+        _draw_qr_code(fig, page, fields.link, tr)
+        _save_atomically(fig, out_path, _save_options(suffix, fields, tr))
+    _report_missing_glyphs(caught, fields.data)
+    return out_path
+
+
+@dataclass(frozen=True)
+class _Fields:
+    """What the page shows of a credential, read and checked once."""
+
+    name: str
+    achievement: str
+    issuer_name: str
+    issuer_id: str
+    credential_id: str
+    when: str
+    score: str | None
+    link: str
+
+    @property
+    def data(self) -> str:
+        """What the credential says, drawn as written: a glyph missing for it only draws a box."""
+        return "".join(
+            str(t)
+            for t in (
+                self.name,
+                self.achievement,
+                self.issuer_name,
+                self.issuer_id,
+                self.credential_id,
+            )
+        )
+
+
+def _fields(credential: dict, verify_url: str, tr) -> _Fields:
+    """The fields of ``credential``; CredentialFormatError for unusable ones."""
     check_credential_types(credential)
     credential_id = credential.get("id")
     if not credential_id:
@@ -266,147 +316,152 @@ def render_certificate(
     issuer = credential.get("issuer")
     issuer_id = issuer.get("id") if isinstance(issuer, dict) else issuer
     issuer_name = (issuer.get("name") if isinstance(issuer, dict) else None) or issuer_id
-    when = date_text(parse_datetime(credential["validFrom"]), tr)
-    score = _score(credential)
-    # What the credential says, drawn as written: a glyph missing for it only draws a box.
-    data = "".join(str(t) for t in (name, achievement, issuer_name, issuer_id, credential_id))
+    return _Fields(
+        name=name,
+        achievement=achievement,
+        issuer_name=issuer_name,
+        issuer_id=issuer_id,
+        credential_id=credential_id,
+        when=date_text(parse_datetime(credential["validFrom"]), tr),
+        score=_score(credential),
+        link=link,
+    )
 
-    fig = Figure(figsize=PAGE_INCHES)
-    renderer = FigureCanvasAgg(fig).get_renderer()
-    page = fig.add_axes((0, 0, 1, 1))
-    page.set_axis_off()
-    page.set_xlim(0, 1)
-    page.set_ylim(0, 1)
-    page.add_patch(Rectangle(OUTER_BORDER[:2], *OUTER_BORDER[2:], fill=False, lw=3, ec=INK))
-    page.add_patch(Rectangle(INNER_BORDER[:2], *INNER_BORDER[2:], fill=False, lw=1, ec=ACCENT))
+
+def _draw_what_was_achieved(page, renderer, fields: _Fields, tr, language: str) -> None:
+    """The upper half: the title, the learner's name, the achievement and the score."""
     text = {"color": INK, "ha": "center", "va": "center", "parse_math": False, "usetex": False}
-    serif, sans, mono = _families(SERIF, serif=True), _families(SANS), _families(MONO)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        title = tr(N_("Certificate of Achievement"))
-        page.text(0.5, 0.85, title, fontsize=34, weight="bold", **text)
-        page.text(0.5, 0.77, tr(N_("This certifies that")), fontsize=15, style="italic", **text)
+    serif, sans = _families(SERIF, serif=True), _families(SANS)
+    title = tr(N_("Certificate of Achievement"))
+    page.text(0.5, 0.85, title, fontsize=34, weight="bold", **text)
+    page.text(0.5, 0.77, tr(N_("This certifies that")), fontsize=15, style="italic", **text)
+    _fit(
+        page,
+        renderer,
+        fields.name,
+        x=0.5,
+        y=0.685,
+        box=(0.80, 0.115),
+        sizes=(32, 28, 24, 20, 17, 14),
+        max_lines=3,
+        color=INK,
+        family=serif,
+    )
+    page.plot([0.25, 0.75], [0.62, 0.62], color=ACCENT, lw=1.5)
+    _fit(
+        page,
+        renderer,
+        tr(N_("has passed the exam of")),
+        x=0.5,
+        y=0.575,
+        box=(0.84, 0.045),
+        sizes=(15, 13, 11),
+        color=INK,
+        style="italic",
+    )
+    _fit(
+        page,
+        renderer,
+        fields.achievement,
+        x=0.5,
+        y=0.50,
+        box=(0.84, 0.075),
+        sizes=(22, 19, 16, 13),
+        max_lines=2,
+        color=INK,
+        weight="bold",
+        family=sans,
+    )
+    if fields.score is not None:
         _fit(
             page,
             renderer,
-            name,
+            tr(N_("with a score of {score} %"), score=localize_decimals(fields.score, language)),
             x=0.5,
-            y=0.685,
-            box=(0.80, 0.115),
-            sizes=(32, 28, 24, 20, 17, 14),
-            max_lines=3,
+            y=0.42,
+            box=(0.6, 0.04),
+            sizes=(15,),
             color=INK,
-            family=serif,
-        )
-        page.plot([0.25, 0.75], [0.62, 0.62], color=ACCENT, lw=1.5)
-        _fit(
-            page,
-            renderer,
-            tr(N_("has passed the exam of")),
-            x=0.5,
-            y=0.575,
-            box=(0.84, 0.045),
-            sizes=(15, 13, 11),
-            color=INK,
-            style="italic",
-        )
-        _fit(
-            page,
-            renderer,
-            achievement,
-            x=0.5,
-            y=0.50,
-            box=(0.84, 0.075),
-            sizes=(22, 19, 16, 13),
-            max_lines=2,
-            color=INK,
-            weight="bold",
             family=sans,
         )
-        if score is not None:
-            _fit(
-                page,
-                renderer,
-                tr(N_("with a score of {score} %"), score=localize_decimals(score, language)),
-                x=0.5,
-                y=0.42,
-                box=(0.6, 0.04),
-                sizes=(15,),
-                color=INK,
-                family=sans,
-            )
-        row = {"x": 0.08, "ha": "left", "color": INK}
-        width = QR_RECT[0] - 0.08 - 0.02
-        date = tr(N_("Date: {date}"), date=when)
-        _fit(page, renderer, date, y=0.27, box=(width, 0.04), sizes=(13,), **row)
+
+
+def _draw_who_issued_it(page, renderer, fields: _Fields, tr) -> None:
+    """The lower left: the date, the issuer, the ids and how to verify."""
+    sans, mono = _families(SANS), _families(MONO)
+    row = {"x": 0.08, "ha": "left", "color": INK}
+    width = QR_RECT[0] - 0.08 - 0.02
+    date = tr(N_("Date: {date}"), date=fields.when)
+    _fit(page, renderer, date, y=0.27, box=(width, 0.04), sizes=(13,), **row)
+    _fit(
+        page,
+        renderer,
+        tr(N_("Issued by: {issuer}"), issuer=fields.issuer_name),
+        y=0.22,
+        box=(width, 0.04),
+        sizes=(13, 11, 9),
+        family=sans,
+        **row,
+    )
+    labels = (
+        (0.17, tr(N_("Issuer: {issuer}"), issuer=fields.issuer_id)),
+        (0.13, tr(N_("Credential: {credential}"), credential=fields.credential_id)),
+    )
+    for y, label in labels:
         _fit(
             page,
             renderer,
-            tr(N_("Issued by: {issuer}"), issuer=issuer_name),
-            y=0.22,
-            box=(width, 0.04),
-            sizes=(13, 11, 9),
-            family=sans,
+            label,
+            y=y,
+            box=(width, 0.035),
+            sizes=(9, 8, 7),
+            family=mono,
             **row,
         )
-        labels = (
-            (0.17, tr(N_("Issuer: {issuer}"), issuer=issuer_id)),
-            (0.13, tr(N_("Credential: {credential}"), credential=credential_id)),
-        )
-        for y, label in labels:
-            _fit(
-                page,
-                renderer,
-                label,
-                y=y,
-                box=(width, 0.035),
-                sizes=(9, 8, 7),
-                family=mono,
-                **row,
-            )
-        _fit(
-            page,
-            renderer,
-            tr(
-                N_(
-                    "Verify: scan the code, or run 'nccl-course cert verify' on the credential "
-                    "file."
-                )
-            ),
-            x=0.08,
-            y=0.09,
-            box=(QR_RECT[0] - 0.08 - 0.01, 0.03),
-            sizes=(9, 8, 7),
-            ha="left",
-            color=INK,
-        )
-        qr_ax = fig.add_axes(QR_RECT)
-        qr_ax.set_axis_off()
-        qr_ax.imshow(
-            1 - qr_matrix(link),
-            cmap="gray",
-            vmin=0,
-            vmax=1,
-            interpolation="nearest",
-            aspect="equal",
-        )
-        page.text(
-            QR_RECT[0] + QR_RECT[2] / 2,
-            QR_RECT[1] + QR_RECT[3] + 0.02,
-            tr(N_("Scan to verify")),
-            fontsize=10,
-            **text,
-        )
-        metadata = {"Title": tr(N_("Certificate: {name}"), name=name), "Subject": credential_id}
-        if suffix == ".pdf":
-            metadata.update({"Keywords": link, "Creator": "nccl-course", "CreationDate": None})
-            options = {"format": "pdf", "metadata": metadata}
-        else:
-            metadata.update({"Description": link, "Software": "nccl-course"})
-            options = {"format": "png", "dpi": 150, "metadata": metadata}
-        _save_atomically(fig, out_path, options)
-    _report_missing_glyphs(caught, data)
-    return out_path
+    _fit(
+        page,
+        renderer,
+        tr(N_("Verify: scan the code, or run 'nccl-course cert verify' on the credential file.")),
+        x=0.08,
+        y=0.09,
+        box=(QR_RECT[0] - 0.08 - 0.01, 0.03),
+        sizes=(9, 8, 7),
+        ha="left",
+        color=INK,
+    )
+
+
+def _draw_qr_code(fig, page, link: str, tr) -> None:
+    """The QR code of the verify link, lower right, with its caption."""
+    text = {"color": INK, "ha": "center", "va": "center", "parse_math": False, "usetex": False}
+    qr_ax = fig.add_axes(QR_RECT)
+    qr_ax.set_axis_off()
+    qr_ax.imshow(
+        1 - qr_matrix(link),
+        cmap="gray",
+        vmin=0,
+        vmax=1,
+        interpolation="nearest",
+        aspect="equal",
+    )
+    page.text(
+        QR_RECT[0] + QR_RECT[2] / 2,
+        QR_RECT[1] + QR_RECT[3] + 0.02,
+        tr(N_("Scan to verify")),
+        fontsize=10,
+        **text,
+    )
+
+
+def _save_options(suffix: str, fields: _Fields, tr) -> dict:
+    """Matplotlib's savefig options for a .pdf or .png, with the document's metadata."""
+    title = tr(N_("Certificate: {name}"), name=fields.name)
+    metadata = {"Title": title, "Subject": fields.credential_id}
+    if suffix == ".pdf":
+        metadata.update({"Keywords": fields.link, "Creator": "nccl-course", "CreationDate": None})
+        return {"format": "pdf", "metadata": metadata}
+    metadata.update({"Description": fields.link, "Software": "nccl-course"})
+    return {"format": "png", "dpi": 150, "metadata": metadata}
 
 
 def _report_missing_glyphs(caught: list, data: str) -> None:
