@@ -165,12 +165,7 @@ def verify(
     ...``) when the input is outside ``limits`` or is not a JSON object; any other problem is
     a verdict, never an exception.
     """
-    if isinstance(credential, (str, bytes, bytearray, memoryview)):
-        credential = parse_credential(credential, limits)
-    else:
-        check_bounds(credential, limits, what="credential")
-        if not isinstance(credential, dict):
-            raise CredentialFormatError("a credential is a JSON object")
+    credential = _credential_object(credential, limits)
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=timezone.utc)
@@ -217,25 +212,50 @@ def verify(
         ("dates", lambda: _check_dates(credential, now)),
         ("status", status_step),
     )
+    failed = _run_checks(steps, result.checks)
+    _conclude(result, failed)
+    return result
+
+
+def _credential_object(credential, limits: Limits) -> dict:
+    """The credential as a JSON object: parsed within ``limits`` from text, or an object
+    checked against them; CredentialFormatError otherwise."""
+    if isinstance(credential, (str, bytes, bytearray, memoryview)):
+        return parse_credential(credential, limits)
+    check_bounds(credential, limits, what="credential")
+    if not isinstance(credential, dict):
+        raise CredentialFormatError("a credential is a JSON object")
+    return credential
+
+
+def _run_checks(steps, checks: list) -> Check | None:
+    """Run ``steps`` in order, appending each outcome to ``checks``; after a failure the rest
+    are not checked. The failed check, or None."""
     failed: Check | None = None
     for name, step in steps:
         if failed is not None:
-            result.checks.append(Check(name, NOT_CHECKED, AFTER_FAILURE))
+            checks.append(Check(name, NOT_CHECKED, AFTER_FAILURE))
             continue
         try:
-            result.checks.append(Check(name, OK, step()))
+            checks.append(Check(name, OK, step()))
         except NotChecked as exc:
-            result.checks.append(Check(name, NOT_CHECKED, str(exc)))
+            checks.append(Check(name, NOT_CHECKED, str(exc)))
         except CheckFailed as exc:
             failed = Check(name, FAILED, str(exc))
-            result.checks.append(failed)
+            checks.append(failed)
         except CredentialFormatError as exc:
             failed = Check(name, FAILED, str(exc))
-            result.checks.append(failed)
+            checks.append(failed)
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
             # A malformed value the earlier checks did not anticipate: still a verdict.
             failed = Check(name, FAILED, f"malformed {name} data: {type(exc).__name__}: {exc}")
-            result.checks.append(failed)
+            checks.append(failed)
+    return failed
+
+
+def _conclude(result: VerificationResult, failed: Check | None) -> None:
+    """The verdict and its reason from the checks: NOT VALID on a failure, CANNOT CHECK when a
+    check could not run, VALID when all passed."""
     unchecked = [c for c in result.checks if c.status == NOT_CHECKED]
     if failed is not None:
         result.verdict = NOT_VALID
@@ -248,4 +268,3 @@ def verify(
         result.reason = f"issued by {result.issuer}; " + ", ".join(
             f"{c.name} ok" for c in result.checks
         )
-    return result
