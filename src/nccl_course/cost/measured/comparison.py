@@ -189,7 +189,34 @@ def compare(
     """``m`` against NCCL's model on ``preset`` (a name or a Preset, such as a personal one
     from a preset file; NCCL_ALGO ``algo``, NCCL_PROTO ``proto``).
     ValueError (with the model's message) for what the model cannot price."""
-    from nccl_course.cost.nccl import function_name, predict
+    from nccl_course.cost.presets import get_preset
+
+    _check_priceable(m)
+    name = get_preset(preset).name
+    notes = list(notes)
+    version = model_release(nccl_version, m.nccl_version, notes)
+    if m.time_is_cpu:
+        notes.append("the times are CPU times (nccl-tests -C 1), not the GPU times NCCL models")
+    bad = inconsistencies(m)
+    bad_lines = {i.line for i in bad}
+    rows = []
+    for row in m.rows:
+        if row.timing is None:
+            notes.append(f"line {row.line}: no timing printed for size {row.size}; skipped")
+            continue
+        p = _priced(m, row.size, preset, name, algo, proto, version)
+        rows.append(_compared_row(m, row, p, consistent=row.line not in bad_lines))
+    if any(r.out_of_place is None and r.in_place is not None for r in m.rows):
+        notes.append("rows without an out-of-place time are compared by their in-place time")
+    return Comparison(
+        m, name, version, tuple(rows), median_errors(rows), bad, tuple(notes), algo, proto
+    )
+
+
+def _check_priceable(m: Measurement) -> None:
+    """ValueError for a measurement NCCL's model cannot price: a collective its tuner never
+    sees, or one rank."""
+    from nccl_course.cost.nccl import function_name
     from nccl_course.cost.nccl.tables import COURSE_TO_FUNCTION
 
     try:
@@ -205,56 +232,45 @@ def compare(
             f"{m.path} ran on one rank: NCCL moves no data between GPUs and its model prices "
             "the call at 0, so there is nothing to compare"
         )
-    from nccl_course.cost.presets import get_preset
 
-    name = get_preset(preset).name
-    notes = list(notes)
-    version = model_release(nccl_version, m.nccl_version, notes)
-    if m.time_is_cpu:
-        notes.append("the times are CPU times (nccl-tests -C 1), not the GPU times NCCL models")
-    bad = inconsistencies(m)
-    bad_lines = {i.line for i in bad}
-    rows = []
-    for row in m.rows:
-        timing = row.timing
-        if timing is None:
-            notes.append(f"line {row.line}: no timing printed for size {row.size}; skipped")
-            continue
-        try:
-            p = predict(
-                m.collective,
-                row.size,
-                preset,
-                ranks=m.ranks,
-                algo=algo,
-                proto=proto,
-                nccl_version=version,
-                harness=m.harness,
-            )
-        except ValueError as exc:  # a layout the preset cannot hold, a bad NCCL_ALGO string
-            raise ValueError(
-                f"the model cannot price {m.collective} on {m.ranks} ranks of preset {name}"
-                f"{_overrides_text(algo, proto)}: {exc}"
-            ) from None
-        seconds = timing.time_us * 1e-6
-        measured = busbw(m.collective, row.size, seconds, m.ranks) if seconds > 0 else None
-        rows.append(
-            ComparedRow(
-                line=row.line,
-                size=row.size,
-                measured_time_us=timing.time_us,
-                measured_busbw_GBps=timing.busbw,
-                model_time_us=p.call_time_s * 1e6,
-                model_busbw_GBps=p.call_busbw_GBps,
-                error=None if not measured else (p.call_busbw_GBps - measured) / measured,
-                algorithm=p.algorithm,
-                protocol=p.protocol,
-                channels=p.channels,
-                consistent=row.line not in bad_lines,
-            )
+
+def _priced(m: Measurement, size: int, preset, name: str, algo, proto, version):
+    """The model's prediction for one size, timed as the measurement's harness."""
+    from nccl_course.cost.nccl import predict
+
+    try:
+        return predict(
+            m.collective,
+            size,
+            preset,
+            ranks=m.ranks,
+            algo=algo,
+            proto=proto,
+            nccl_version=version,
+            harness=m.harness,
         )
-    if any(r.out_of_place is None and r.in_place is not None for r in m.rows):
-        notes.append("rows without an out-of-place time are compared by their in-place time")
-    return Comparison(
-        m, name, version, tuple(rows), median_errors(rows), bad, tuple(notes), algo, proto
+    except ValueError as exc:  # a layout the preset cannot hold, a bad NCCL_ALGO string
+        raise ValueError(
+            f"the model cannot price {m.collective} on {m.ranks} ranks of preset {name}"
+            f"{_overrides_text(algo, proto)}: {exc}"
+        ) from None
+
+
+def _compared_row(m: Measurement, row, p, *, consistent: bool) -> ComparedRow:
+    """One size: measured beside the call's modelled cost, and the busbw error."""
+    timing = row.timing
+    seconds = timing.time_us * 1e-6
+    measured = busbw(m.collective, row.size, seconds, m.ranks) if seconds > 0 else None
+    return ComparedRow(
+        line=row.line,
+        size=row.size,
+        measured_time_us=timing.time_us,
+        measured_busbw_GBps=timing.busbw,
+        model_time_us=p.call_time_s * 1e6,
+        model_busbw_GBps=p.call_busbw_GBps,
+        error=None if not measured else (p.call_busbw_GBps - measured) / measured,
+        algorithm=p.algorithm,
+        protocol=p.protocol,
+        channels=p.channels,
+        consistent=consistent,
     )
