@@ -161,28 +161,13 @@ def choose_model(bundle: Bundle, bench: BenchRecord) -> ModelOutcome:
 def _from_log(bundle, bench, family, function, algo, proto, notes) -> ModelOutcome | None:
     """The model on the system of rank 0's log; None (with a note) when the log cannot say."""
     from nccl_course.cost.nccl.log_check import compare_calls, system_from_log
-    from nccl_course.cost.nccl.log_reader import read_log
     from nccl_course.cost.nccl.overrides import Enablement
     from nccl_course.cost.nccl.tuner import cost_table
     from nccl_course.cost.presets import get_preset
 
     name = bundle.rank0_log
-    try:
-        log = read_log(bundle.read_log(name))
-    except ValueError as exc:  # a name NCCL never printed: not a log the reader knows
-        notes.append(f"rank 0's log {name} cannot be read ({exc}): the system is a preset")
-        return None
-    except OSError as exc:
-        notes.append(f"rank 0's log {name} cannot be read ({exc.strerror}): the system is a preset")
-        return None
-    if log.ranks is None or log.nodes is None or log.local_ranks is None:
-        notes.append(f"rank 0's log {name} has no communicator line: the system is a preset")
-        return None
-    if log.ranks != bench.nranks:
-        notes.append(
-            f"rank 0's log {name} describes a communicator of {log.ranks} ranks, the benchmark "
-            f"ran on {bench.nranks}: the log is not used"
-        )
+    log = _rank0_log(bundle, bench, notes)
+    if log is None:
         return None
     if log.nodes > 1:
         preset_name = family.multi_node
@@ -198,20 +183,7 @@ def _from_log(bundle, bench, family, function, algo, proto, notes) -> ModelOutco
         preset_name = family.one_node[-1 if log.nvls_multicast else 0]
     hardware = get_preset(preset_name).nccl
     system = system_from_log(log, hardware)
-    # What the log leaves out comes from the preset: say so, it can change NCCL's pick.
-    if log.cpu_vendor is None:
-        notes.append(f"the log prints no CPU line: {hardware.cpu_vendor} CPUs assumed")
-    if log.nvls_multicast is None:
-        notes.append(
-            "the log does not say whether NVLS multicast is available: "
-            f"{'available' if hardware.nvls else 'not available'} assumed, as preset "
-            f"{preset_name} has it"
-        )
-    if not log.graphs:
-        notes.append(
-            "the log has no 'Pattern' lines (NCCL_DEBUG_SUBSYS GRAPH): the graphs are the "
-            "model's own topology search"
-        )
+    _note_what_the_log_leaves_out(log, hardware, preset_name, notes)
     version = log.version or _nccl_version(bundle, bench)
     release = _release(version, "the log's" if log.version else "torch's", notes)
     table = cost_table(system, Enablement.parse(algo, proto), release)
@@ -244,6 +216,49 @@ def _from_log(bundle, bench, family, function, algo, proto, notes) -> ModelOutco
         ),
         notes=tuple(notes),
     )
+
+
+def _rank0_log(bundle, bench, notes):
+    """Rank 0's NCCL log of ``bundle`` if it describes the benchmark's communicator; None with
+    a note saying why not."""
+    from nccl_course.cost.nccl.log_reader import read_log
+
+    name = bundle.rank0_log
+    try:
+        log = read_log(bundle.read_log(name))
+    except ValueError as exc:  # a name NCCL never printed: not a log the reader knows
+        notes.append(f"rank 0's log {name} cannot be read ({exc}): the system is a preset")
+        return None
+    except OSError as exc:
+        notes.append(f"rank 0's log {name} cannot be read ({exc.strerror}): the system is a preset")
+        return None
+    if log.ranks is None or log.nodes is None or log.local_ranks is None:
+        notes.append(f"rank 0's log {name} has no communicator line: the system is a preset")
+        return None
+    if log.ranks != bench.nranks:
+        notes.append(
+            f"rank 0's log {name} describes a communicator of {log.ranks} ranks, the benchmark "
+            f"ran on {bench.nranks}: the log is not used"
+        )
+        return None
+    return log
+
+
+def _note_what_the_log_leaves_out(log, hardware, preset_name: str, notes: list) -> None:
+    """What the log leaves out comes from the preset: say so, it can change NCCL's pick."""
+    if log.cpu_vendor is None:
+        notes.append(f"the log prints no CPU line: {hardware.cpu_vendor} CPUs assumed")
+    if log.nvls_multicast is None:
+        notes.append(
+            "the log does not say whether NVLS multicast is available: "
+            f"{'available' if hardware.nvls else 'not available'} assumed, as preset "
+            f"{preset_name} has it"
+        )
+    if not log.graphs:
+        notes.append(
+            "the log has no 'Pattern' lines (NCCL_DEBUG_SUBSYS GRAPH): the graphs are the "
+            "model's own topology search"
+        )
 
 
 def _from_preset(bundle, bench, family, names, function, algo, proto, notes) -> ModelOutcome:
