@@ -256,68 +256,89 @@ class QuizDirective(SphinxDirective):
         )
         self._md(parent, inst.prompt, ["nccl-quiz-prompt"])
         self._raw(parent, '<div class="nccl-quiz-answer">')
-        if q.type in ("single", "multiple"):
-            kind = "radio" if q.type == "single" else "checkbox"
-            self._raw(parent, '<ol class="nccl-quiz-choices">')
-            for i, choice in enumerate(inst.choices):
-                self._raw(
-                    parent,
-                    f'<li class="nccl-quiz-choice" data-index="{i}"><label>'
-                    f'<input type="{kind}" name="{uid}" value="{i}">',
-                )
-                self._md(parent, choice.text, ["nccl-quiz-choice-text"])
-                self._raw(parent, "</label>")
-                self._feedback(parent, f"choice-{i}", choice.feedback)
-                self._raw(parent, "</li>")
-            self._raw(parent, "</ol>")
-        elif q.type == "numeric":
-            unit = html.escape(q.unit)
-            label = self._(N_("Answer")) if q.unit else self._(N_("Answer (a number)"))
-            self._raw(
-                parent,
-                f'<label class="nccl-quiz-numeric">{label}: '
-                f'<input type="text" inputmode="decimal" class="nccl-quiz-input" '
-                f'autocomplete="off" spellcheck="false"> <span class="nccl-quiz-unit">{unit}'
-                "</span></label>",
-            )
-        elif q.type == "text":
-            self._raw(
-                parent,
-                f'<label class="nccl-quiz-text">{self._(N_("Answer"))}: <input type="text" '
-                'class="nccl-quiz-input" autocomplete="off" spellcheck="false"></label>',
-            )
-        elif q.type == "ordering":
-            self._raw(parent, '<ol class="nccl-quiz-order">')
-            for i, item in enumerate(inst.items):
-                self._raw(
-                    parent,
-                    f'<li class="nccl-quiz-item" data-index="{i}">'
-                    '<span class="nccl-quiz-move">'
-                    f'<button type="button" class="nccl-quiz-up" aria-label="{self._(N_("move up"))}">'
-                    "▲</button>"
-                    '<button type="button" class="nccl-quiz-down" '
-                    f'aria-label="{self._(N_("move down"))}">▼</button></span>',
-                )
-                self._md(parent, item, ["nccl-quiz-item-text"])
-                self._raw(parent, "</li>")
-            self._raw(parent, "</ol>")
-        elif q.type == "matching":
-            options = "".join(
-                f'<option value="{j}">{html.escape(_plain(r))}</option>'
-                for j, r in enumerate(inst.right)
-            )
-            self._raw(parent, '<table class="nccl-quiz-matching"><tbody>')
-            for i, left in enumerate(inst.left):
-                self._raw(parent, f'<tr data-index="{i}"><td>')
-                self._md(parent, left, ["nccl-quiz-left"])
-                self._raw(
-                    parent,
-                    '</td><td><select class="nccl-quiz-select" '
-                    f'aria-label="{self._(N_("match for item {number}"), number=i + 1)}">'
-                    f'<option value="">{self._(N_("choose…"))}</option>{options}</select></td></tr>',
-                )
-            self._raw(parent, "</tbody></table>")
+        answer = {
+            "single": self._choices,
+            "multiple": self._choices,
+            "numeric": self._numeric,
+            "text": self._text,
+            "ordering": self._ordering,
+            "matching": self._matching,
+        }.get(q.type)
+        if answer is not None:
+            answer(parent, inst, uid)
         self._raw(parent, "</div>")
+        self._buttons_feedback_and_key(parent, inst)
+
+    def _choices(self, parent: nodes.Element, inst: QuestionInstance, uid: str) -> None:
+        q = inst.question
+        kind = "radio" if q.type == "single" else "checkbox"
+        self._raw(parent, '<ol class="nccl-quiz-choices">')
+        for i, choice in enumerate(inst.choices):
+            self._raw(
+                parent,
+                f'<li class="nccl-quiz-choice" data-index="{i}"><label>'
+                f'<input type="{kind}" name="{uid}" value="{i}">',
+            )
+            self._md(parent, choice.text, ["nccl-quiz-choice-text"])
+            self._raw(parent, "</label>")
+            self._feedback(parent, f"choice-{i}", choice.feedback)
+            self._raw(parent, "</li>")
+        self._raw(parent, "</ol>")
+
+    def _numeric(self, parent: nodes.Element, inst: QuestionInstance, uid: str) -> None:
+        q = inst.question
+        unit = html.escape(q.unit)
+        label = self._(N_("Answer")) if q.unit else self._(N_("Answer (a number)"))
+        self._raw(
+            parent,
+            f'<label class="nccl-quiz-numeric">{label}: '
+            f'<input type="text" inputmode="decimal" class="nccl-quiz-input" '
+            f'autocomplete="off" spellcheck="false"> <span class="nccl-quiz-unit">{unit}'
+            "</span></label>",
+        )
+
+    def _text(self, parent: nodes.Element, inst: QuestionInstance, uid: str) -> None:
+        self._raw(
+            parent,
+            f'<label class="nccl-quiz-text">{self._(N_("Answer"))}: <input type="text" '
+            'class="nccl-quiz-input" autocomplete="off" spellcheck="false"></label>',
+        )
+
+    def _ordering(self, parent: nodes.Element, inst: QuestionInstance, uid: str) -> None:
+        self._raw(parent, '<ol class="nccl-quiz-order">')
+        for i, item in enumerate(inst.items):
+            self._raw(
+                parent,
+                f'<li class="nccl-quiz-item" data-index="{i}">'
+                '<span class="nccl-quiz-move">'
+                f'<button type="button" class="nccl-quiz-up" aria-label="{self._(N_("move up"))}">'
+                "▲</button>"
+                '<button type="button" class="nccl-quiz-down" '
+                f'aria-label="{self._(N_("move down"))}">▼</button></span>',
+            )
+            self._md(parent, item, ["nccl-quiz-item-text"])
+            self._raw(parent, "</li>")
+        self._raw(parent, "</ol>")
+
+    def _matching(self, parent: nodes.Element, inst: QuestionInstance, uid: str) -> None:
+        options = "".join(
+            f'<option value="{j}">{html.escape(_plain(r))}</option>'
+            for j, r in enumerate(inst.right)
+        )
+        self._raw(parent, '<table class="nccl-quiz-matching"><tbody>')
+        for i, left in enumerate(inst.left):
+            self._raw(parent, f'<tr data-index="{i}"><td>')
+            self._md(parent, left, ["nccl-quiz-left"])
+            self._raw(
+                parent,
+                '</td><td><select class="nccl-quiz-select" '
+                f'aria-label="{self._(N_("match for item {number}"), number=i + 1)}">'
+                f'<option value="">{self._(N_("choose…"))}</option>{options}</select></td></tr>',
+            )
+        self._raw(parent, "</tbody></table>")
+
+    def _buttons_feedback_and_key(self, parent: nodes.Element, inst: QuestionInstance) -> None:
+        q = inst.question
         buttons = f'<button type="button" class="nccl-quiz-check">{self._(N_("Check"))}</button>'
         if q.type in ("numeric", "text"):
             buttons += (
