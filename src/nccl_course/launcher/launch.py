@@ -190,6 +190,33 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement,
     ctx = mp.get_context("spawn")
     results = ctx.Queue()
     stack_dir = tempfile.mkdtemp(prefix="nccl-course-launch-")
+    processes = []
+    try:
+        worker_args = (spec, tuple(args), dict(kwargs), backend, timeout_s, check_placement)
+        _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes)
+        values, failures, ready = _gather(results, processes, nproc, timeout_s)
+        unfinished = [r for r in range(nproc) if r not in values and r not in failures]
+        if failures:
+            _stop(processes)
+            raise _worker_error(failures, unfinished, nproc)
+        if unfinished:
+            stacks = _collect_stacks(processes, unfinished, stack_dir)
+            _stop(processes)
+            raise _launch_timeout(unfinished, values, ready, stacks, nproc, timeout_s)
+        for proc in processes:
+            proc.join(10.0)
+        return [values[r] for r in range(nproc)]
+    finally:
+        _stop(processes)
+        results.close()
+        results.join_thread()
+        shutil.rmtree(stack_dir, ignore_errors=True)
+
+
+def _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes) -> None:
+    """Start one spawned process per rank with torchrun's environment, appending each to
+    ``processes`` as it starts (so that a failure part-way still stops the started ones)."""
+    spec, args, kwargs, backend, timeout_s, check_placement = worker_args
     base_env = {
         "WORLD_SIZE": str(nproc),
         "LOCAL_WORLD_SIZE": str(nproc),
@@ -200,127 +227,118 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement,
         # ranks on N cores do not fight over them.
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
     }
-    processes = []
-    try:
-        for rank in range(nproc):
-            env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), ROLE_RANK=str(rank))
-            proc = ctx.Process(
-                target=_worker_entry,
-                args=(
-                    rank,
-                    spec,
-                    tuple(args),
-                    dict(kwargs),
-                    backend,
-                    timeout_s,
-                    check_placement,
-                    results,
-                    stack_dir,
-                ),
-                name=f"nccl-course-rank{rank}",
-                daemon=True,
-            )
-            with _environ(env), _main_module_hidden():
-                proc.start()
-            processes.append(proc)
+    for rank in range(nproc):
+        env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), ROLE_RANK=str(rank))
+        proc = ctx.Process(
+            target=_worker_entry,
+            args=(
+                rank,
+                spec,
+                args,
+                kwargs,
+                backend,
+                timeout_s,
+                check_placement,
+                results,
+                stack_dir,
+            ),
+            name=f"nccl-course-rank{rank}",
+            daemon=True,
+        )
+        with _environ(env), _main_module_hidden():
+            proc.start()
+        processes.append(proc)
 
-        start = time.monotonic()
-        deadline = start + timeout_s
-        values: dict[int, Any] = {}
-        failures: dict[int, str] = {}  # in the order the failures arrived
-        dead_since: dict[int, float] = {}
-        ready: set[int] = set()  # ranks past init_process_group
-        failure_deadline: float | None = None
-        while len(values) + len(failures) < nproc:
-            now = time.monotonic()
-            if failure_deadline is not None and now >= failure_deadline:
-                break
-            if now >= deadline:
-                break
-            try:
-                kind, rank, payload = results.get(timeout=0.05)
-            except queue_module.Empty:
-                kind = None
-            if kind == "port":
-                raise _PortTaken(payload)
-            if kind == "ready":
-                ready.add(rank)
-            elif kind == "ok":
-                values[rank] = pickle.loads(payload)
-            elif kind == "error":
-                failures[rank] = payload
+
+def _gather(results, processes, nproc, timeout_s):
+    """(values, failures, ready) from the ranks' messages until every rank has answered, the
+    time is up, or :data:`FAILURE_GRACE_S` after the first failure. ``failures`` keeps the
+    order the failures arrived in; ``ready``: the ranks past init_process_group."""
+    deadline = time.monotonic() + timeout_s
+    values: dict[int, Any] = {}
+    failures: dict[int, str] = {}
+    dead_since: dict[int, float] = {}
+    ready: set[int] = set()
+    failure_deadline: float | None = None
+    while len(values) + len(failures) < nproc:
+        now = time.monotonic()
+        if failure_deadline is not None and now >= failure_deadline:
+            break
+        if now >= deadline:
+            break
+        try:
+            kind, rank, payload = results.get(timeout=0.05)
+        except queue_module.Empty:
+            kind = None
+        if kind == "port":
+            raise _PortTaken(payload)
+        if kind == "ready":
+            ready.add(rank)
+        elif kind == "ok":
+            values[rank] = pickle.loads(payload)
+        elif kind == "error":
+            failures[rank] = payload
+            if failure_deadline is None:
+                failure_deadline = time.monotonic() + FAILURE_GRACE_S
+        # A process that died without a word (killed, os._exit, a crash in C code): give
+        # its last message a moment to arrive through the pipe, then count it as failed.
+        for rank, proc in enumerate(processes):
+            if rank in values or rank in failures or proc.exitcode is None:
+                continue
+            first_seen = dead_since.setdefault(rank, time.monotonic())
+            if time.monotonic() - first_seen > 1.0:
+                failures[rank] = (
+                    f"rank {rank} exited with code {proc.exitcode} without reporting a "
+                    "result (killed, out of memory, or os._exit/sys.exit in the worker)"
+                )
                 if failure_deadline is None:
                     failure_deadline = time.monotonic() + FAILURE_GRACE_S
-            # A process that died without a word (killed, os._exit, a crash in C code): give
-            # its last message a moment to arrive through the pipe, then count it as failed.
-            for rank, proc in enumerate(processes):
-                if rank in values or rank in failures or proc.exitcode is None:
-                    continue
-                first_seen = dead_since.setdefault(rank, time.monotonic())
-                if time.monotonic() - first_seen > 1.0:
-                    failures[rank] = (
-                        f"rank {rank} exited with code {proc.exitcode} without reporting a "
-                        "result (killed, out of memory, or os._exit/sys.exit in the worker)"
-                    )
-                    if failure_deadline is None:
-                        failure_deadline = time.monotonic() + FAILURE_GRACE_S
+    return values, failures, ready
 
-        unfinished = [r for r in range(nproc) if r not in values and r not in failures]
-        if failures:
-            _stop(processes)
-            first = next(iter(failures))
-            parts = [
-                f"{_ranks_text(sorted(failures))} of {nproc} failed (rank {first} first"
-                + (
-                    "; the others' errors are probably its consequence)"
-                    if len(failures) > 1
-                    else ")"
-                )
-                + (
-                    f"; {_ranks_text(unfinished)} did not finish (probably waiting in a "
-                    "collective for the failed rank) and were stopped"
-                    if unfinished
-                    else ""
-                )
-                + "."
-            ]
-            for rank in failures:
-                parts.append(f"\n--- rank {rank} ---\n{failures[rank].rstrip()}")
-            raise WorkerError("\n".join(parts), failures, stopped=unfinished)
-        if unfinished:
-            stacks = _collect_stacks(processes, unfinished, stack_dir)
-            _stop(processes)
-            lines = [
-                f"{_ranks_text(unfinished)} of {nproc} did not finish within {timeout_s:g} s "
-                f"and were stopped"
-                + (f" ({_ranks_text(sorted(values))} finished)" if values else "")
-                + "."
-            ]
-            starting = [r for r in unfinished if r not in ready]
-            if starting:
-                lines.append(
-                    f"{_ranks_text(starting)} never got past start-up (importing torch and "
-                    "init_process_group): the machine may be overloaded, or a rank cannot reach "
-                    "the rendezvous at MASTER_ADDR:MASTER_PORT."
-                )
-            if len(starting) < len(unfinished):
-                lines.append(
-                    "A collective that not every rank calls, that ranks call in a different "
-                    "order or with different sizes, waits forever; so does a recv that no rank "
-                    "sends."
-                )
-            for rank in unfinished:
-                if stacks.get(rank):
-                    lines.append(f"\n--- where rank {rank} was waiting ---\n{stacks[rank]}")
-            raise LaunchTimeout("\n".join(lines), unfinished, stacks)
-        for proc in processes:
-            proc.join(10.0)
-        return [values[r] for r in range(nproc)]
-    finally:
-        _stop(processes)
-        results.close()
-        results.join_thread()
-        shutil.rmtree(stack_dir, ignore_errors=True)
+
+def _worker_error(failures: dict, unfinished: list, nproc: int) -> WorkerError:
+    """The error for failed ranks: which failed first, which were stopped, each one's text."""
+    first = next(iter(failures))
+    parts = [
+        f"{_ranks_text(sorted(failures))} of {nproc} failed (rank {first} first"
+        + ("; the others' errors are probably its consequence)" if len(failures) > 1 else ")")
+        + (
+            f"; {_ranks_text(unfinished)} did not finish (probably waiting in a "
+            "collective for the failed rank) and were stopped"
+            if unfinished
+            else ""
+        )
+        + "."
+    ]
+    for rank in failures:
+        parts.append(f"\n--- rank {rank} ---\n{failures[rank].rstrip()}")
+    return WorkerError("\n".join(parts), failures, stopped=unfinished)
+
+
+def _launch_timeout(unfinished, values, ready, stacks, nproc, timeout_s) -> LaunchTimeout:
+    """The error for ranks that did not finish: which never started, the likely cause, and
+    where each was waiting."""
+    lines = [
+        f"{_ranks_text(unfinished)} of {nproc} did not finish within {timeout_s:g} s "
+        f"and were stopped" + (f" ({_ranks_text(sorted(values))} finished)" if values else "") + "."
+    ]
+    starting = [r for r in unfinished if r not in ready]
+    if starting:
+        lines.append(
+            f"{_ranks_text(starting)} never got past start-up (importing torch and "
+            "init_process_group): the machine may be overloaded, or a rank cannot reach "
+            "the rendezvous at MASTER_ADDR:MASTER_PORT."
+        )
+    if len(starting) < len(unfinished):
+        lines.append(
+            "A collective that not every rank calls, that ranks call in a different "
+            "order or with different sizes, waits forever; so does a recv that no rank "
+            "sends."
+        )
+    for rank in unfinished:
+        if stacks.get(rank):
+            lines.append(f"\n--- where rank {rank} was waiting ---\n{stacks[rank]}")
+    return LaunchTimeout("\n".join(lines), unfinished, stacks)
 
 
 def _collect_stacks(processes, ranks, stack_dir) -> dict[int, str]:
