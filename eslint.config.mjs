@@ -6,7 +6,7 @@ import js from "@eslint/js";
 import globals from "globals";
 
 // The exam pages load common.js first, then share.js (exam and verify pages), then the page's
-// own script, as classic scripts sharing one global scope (exam/static/*.html). These are the
+// own script, as classic scripts sharing one global scope (server/static/*.html). These are the
 // functions common.js and share.js declare for the scripts after them.
 const examCommon = Object.fromEntries(
   [
@@ -70,27 +70,27 @@ export default [
   },
   {
     files: [
-      "src/nccl_course/exam/static/share.js",
-      "src/nccl_course/exam/static/confirm.js",
-      "src/nccl_course/exam/static/exam.js",
-      "src/nccl_course/exam/static/verify.js",
+      "src/nccl_course/server/static/share.js",
+      "src/nccl_course/server/static/confirm.js",
+      "src/nccl_course/server/static/exam.js",
+      "src/nccl_course/server/static/verify.js",
     ],
     languageOptions: { globals: examCommon },
   },
   {
-    files: ["src/nccl_course/exam/static/exam.js", "src/nccl_course/exam/static/verify.js"],
+    files: ["src/nccl_course/server/static/exam.js", "src/nccl_course/server/static/verify.js"],
     languageOptions: { globals: examShare },
   },
   {
     // Their top-level functions are used by the scripts loaded after them (above), which ESLint,
     // linting one file at a time, cannot see: check only what is local to a function.
-    files: ["src/nccl_course/exam/static/common.js", "src/nccl_course/exam/static/share.js"],
+    files: ["src/nccl_course/server/static/common.js", "src/nccl_course/server/static/share.js"],
     rules: { "no-unused-vars": ["error", { vars: "local", caughtErrors: "none" }] },
   },
   {
     // renderInline() marks code spans and math with NUL characters (\u0000), which no prompt
     // contains, and puts them back with a regular expression that matches them on purpose.
-    files: ["src/nccl_course/exam/static/common.js"],
+    files: ["src/nccl_course/server/static/common.js"],
     rules: { "no-control-regex": "off" },
   },
 ];

@@ -330,8 +330,8 @@ def check_database(database_url: str, learners: list[Learner]) -> dict:
     of the blueprint and whatever else the database holds."""
     from sqlalchemy import func, select
 
-    from nccl_course.exam.db import Database
-    from nccl_course.exam.models import Answer, Attempt
+    from nccl_course.store.db import Database
+    from nccl_course.store.models import Answer, Attempt
 
     by_attempt = {ln.attempt_id: ln for ln in learners if ln.attempt_id}
     ids = list(by_attempt)
@@ -524,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(REPO / "src"))
     sys.path.insert(0, str(REPO))  # for tests.support
-    from nccl_course.exam.db import sqlite_url
+    from nccl_course.store.db import sqlite_url
     from tests.support.server_process import ServerProcess
 
     tag = secrets.token_hex(4)

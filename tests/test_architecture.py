@@ -117,7 +117,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_package_has_modules_to_check():
     names = {module_name(p) for p in MODULES}
-    assert {"nccl_course.collectives", "nccl_course.cost.model", "nccl_course.exam.app"} <= names
+    assert {"nccl_course.collectives", "nccl_course.cost.model", "nccl_course.server.app"} <= names
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -150,10 +150,86 @@ def test_the_foundation_imports_nothing_of_the_course():
 
 def test_models_do_not_import_the_layers_that_use_them():
     graph = part_graph()
-    assert not graph["cost"] & {"quiz", "exam", "commands", "bench", "certs", "labs"}
-    assert not graph["sim"] & {"cost", "quiz", "exam", "commands", "viz"}
-    assert not graph["quiz"] & {"exam", "commands"}
-    assert not graph["certs"] & {"exam", "commands"}
+    server_side = {"exam", "server", "store", "issuing"}
+    assert not graph["cost"] & {"quiz", "commands", "bench", "certs", "labs", *server_side}
+    assert not graph["sim"] & {"cost", "quiz", "commands", "viz", *server_side}
+    assert not graph["quiz"] & {"commands", *server_side}
+    assert not graph["certs"] & {"commands", *server_side}
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every absolute import outside ``nccl_course`` that ``path`` makes
+    anywhere in its body (``from sqlalchemy.orm import Session`` -> ``sqlalchemy``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {"nccl_course"}
+
+
+WEB = {"fastapi", "starlette", "uvicorn"}
+SQL = {"sqlalchemy", "alembic"}
+# What each part of the course server may not import: its own parts above it, and for the exam
+# the web and the database. server -> issuing -> store -> exam (and certs, quiz, i18n below).
+SERVER_LAYERS = {
+    "exam": ({"server", "store", "issuing", "commands"}, WEB | SQL),
+    "store": ({"server", "issuing", "commands"}, WEB),
+    "issuing": ({"server", "commands"}, WEB),
+    "certs": ({"server", "store", "issuing", "exam", "commands"}, WEB | SQL),
+}
+
+
+def layering_violations(modules: list[Path] = MODULES) -> list[str]:
+    """Each import of a module of ``exam``, ``store``, ``issuing`` or ``certs`` that goes up
+    (``SERVER_LAYERS``), ours or a third party's, as ``module -> what it imports``."""
+    found = []
+    for path in modules:
+        source = module_name(path)
+        part = part_of(source)
+        if part not in SERVER_LAYERS:
+            continue
+        parts_above, libraries = SERVER_LAYERS[part]
+        ours = {t for t in imported_modules(path) if part_of(t) in parts_above}
+        theirs = third_party_imports(path) & libraries
+        found += [f"{source} -> {name}" for name in sorted(ours | theirs)]
+    return found
+
+
+def test_the_exam_server_is_layered():
+    """``exam`` is the exam's rules with no web and no SQL; ``store`` (SQLAlchemy, migrations,
+    backups) knows nothing of the server or of issuing; ``issuing`` knows nothing of the server;
+    ``certs`` knows nothing of any of them (it can be audited alone). Imports inside functions
+    count, and so do third-party ones (``fastapi``, ``starlette``, ``sqlalchemy``...)."""
+    assert layering_violations() == []
+    assert {"server", "store", "issuing", "exam"} <= {part_of(module_name(p)) for p in MODULES}
+
+
+def test_layering_check_finds_a_made_up_violation(tmp_path, monkeypatch):
+    """A made-up exam module that imports SQLAlchemy inside a function, and one that imports
+    the server by a relative import, are both found; a pure one is not."""
+    package = tmp_path / "nccl_course"
+    (package / "exam").mkdir(parents=True)
+    (package / "server").mkdir()
+    sources = {
+        package / "__init__.py": "",
+        package / "exam" / "__init__.py": "",
+        package / "server" / "__init__.py": "",
+        package / "server" / "app.py": "APP = 1\n",
+        package / "exam" / "rules.py": "import json\n\nfrom nccl_course.exam import pure\n",
+        package / "exam" / "pure.py": "def f():\n    return 1\n",
+        package / "exam" / "sql.py": "def f():\n    from sqlalchemy.orm import Session\n",
+        package / "exam" / "web.py": "from ..server.app import APP\nimport starlette.requests\n",
+    }
+    for path, text in sources.items():
+        path.write_text(text)
+    monkeypatch.setitem(globals(), "PACKAGE", package)
+    assert layering_violations(sorted(sources)) == [
+        "nccl_course.exam.sql -> sqlalchemy",
+        "nccl_course.exam.web -> nccl_course.server.app",
+        "nccl_course.exam.web -> starlette",
+    ]
 
 
 def test_cycle_finder_finds_a_cycle():

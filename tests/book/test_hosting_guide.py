@@ -117,8 +117,8 @@ def test_the_proxies_reach_the_port_the_unit_listens_on():
 def test_every_server_path_in_the_guide_is_served(tmp_path):
     from fastapi.testclient import TestClient
 
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
     from tests.exam.conftest import write_quizzes
 
     quizzes_dir = write_quizzes(tmp_path / "quizzes")

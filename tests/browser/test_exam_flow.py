@@ -213,7 +213,7 @@ def test_exam_end_to_end(offline_page, tmp_path):
             [
                 sys.executable,
                 "-m",
-                "nccl_course.exam.admin",
+                "nccl_course.server.admin",
                 "revoke",
                 credential["id"],
                 "--server",

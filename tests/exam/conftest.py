@@ -132,7 +132,7 @@ def quizzes_dir(tmp_path) -> Path:
 
 @pytest.fixture()
 def settings(tmp_path, quizzes_dir):
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.settings import Settings
 
     return Settings(
         data_dir=tmp_path / "data",
@@ -147,7 +147,7 @@ def settings(tmp_path, quizzes_dir):
 def running_app(settings):
     """The app for ``settings``; its database is closed when the generator ends (a fixture's
     body: ``yield from running_app(settings)``)."""
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
 
     app = create_app(settings)
     yield app
@@ -207,7 +207,7 @@ def keys_of(app, attempt_public_id: str) -> list[dict]:
     """The stored answer keys of an attempt, by position (server-side data)."""
     from sqlalchemy import select
 
-    from nccl_course.exam.models import Attempt, AttemptQuestion
+    from nccl_course.store.models import Attempt, AttemptQuestion
 
     with app.state.db.read() as session:
         attempt = session.scalar(select(Attempt).where(Attempt.public_id == attempt_public_id))

@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from nccl_course.exam.db import Database, sqlite_url
 from nccl_course.quiz.keys import correct_response
+from nccl_course.store.db import Database, sqlite_url
 from tests.exam.test_postgres import pg_server_url, pg_url  # noqa: F401 - fixtures
 from tests.support.server_process import ServerProcess
 
@@ -46,7 +46,7 @@ def course(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def answer_keys(data: Path, attempt_id: str) -> list[dict]:
     from sqlalchemy import select
 
-    from nccl_course.exam.models import Attempt, AttemptQuestion
+    from nccl_course.store.models import Attempt, AttemptQuestion
 
     db = Database(sqlite_url(data / "course.db"))
     try:
@@ -185,7 +185,7 @@ def test_the_manifest_lists_every_member_with_its_sha256(
     import hashlib
     import tarfile
 
-    from nccl_course.exam.db import head_revision
+    from nccl_course.store.db import head_revision
     from tests.support.exam_credentials import passed_credential
 
     passed_credential(client, learner, attempt_keys)
@@ -219,8 +219,8 @@ def test_a_restored_folder_under_a_new_public_url_keeps_old_credentials_valid(
     so the old credential verifies on the server under its new name, signed by the same key."""
     from fastapi.testclient import TestClient
 
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
     from tests.support.exam_credentials import passed_credential, verdict
 
     old = passed_credential(client, learner, attempt_keys)
@@ -321,7 +321,7 @@ def test_restore_refuses_what_it_cannot_trust(settings, client, tmp_path, capsys
 
 
 def sqlite_revision_of(path: Path) -> str | None:
-    from nccl_course.exam.backup import sqlite_revision
+    from nccl_course.store.backup import sqlite_revision
 
     return sqlite_revision(path)
 
@@ -374,8 +374,8 @@ def test_postgresql_backup_restores_into_a_new_database(
 
     from fastapi.testclient import TestClient
 
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
     from tests.exam.conftest import Learner, keys_of
     from tests.support.exam_credentials import passed_credential, verdict
 

@@ -167,8 +167,8 @@ def test_fresh_must_fit_the_draw(tmp_path, fresh):
 def test_blueprint_lives_beside_the_banks_not_among_them(tmp_path):
     """The server's default blueprint is quizzes/exam/blueprint.yml, a subfolder the quiz
     package's bank discovery never reads; a blueprint given among the banks is skipped."""
-    from nccl_course.exam.settings import Settings
     from nccl_course.quiz import bank_paths
+    from nccl_course.server.settings import Settings
 
     settings = Settings(data_dir=tmp_path, quizzes_dir=REPO / "quizzes")
     assert settings.blueprint_path == REPO_BLUEPRINT and REPO_BLUEPRINT.exists()

@@ -69,7 +69,7 @@ def test_printable_certificates(client, learner, attempt_keys):
 
 
 def test_generated_admin_token_is_kept(tmp_path):
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.settings import Settings
 
     first = Settings(data_dir=tmp_path).resolved_admin_token()
     assert len(first) >= 32

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_course.exam.settings import Settings
+from nccl_course.server.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = (REPO / "README.md", REPO / "certificates" / "README.md")
@@ -33,7 +33,7 @@ def documented(pattern: re.Pattern) -> set[str]:
 @pytest.fixture()
 def default_app(tmp_path, quizzes_dir):
     """The app as `make serve` starts it: default public URL, no admin token given."""
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
 
     book = tmp_path / "book"
     book.mkdir()

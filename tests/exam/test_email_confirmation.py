@@ -13,9 +13,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select, text, update
 
-from nccl_course.exam.app import create_app, worker_settings_json
-from nccl_course.exam.models import EmailLink, Learner, utcnow
-from nccl_course.exam.settings import Settings
+from nccl_course.exam.clock import utcnow
+from nccl_course.server.app import create_app, worker_settings_json
+from nccl_course.server.settings import Settings
+from nccl_course.store.models import EmailLink, Learner
 from tests.exam.conftest import RAISED_RATE_LIMITS
 from tests.support.smtp_sink import SmtpSink, link_token
 
@@ -292,7 +293,7 @@ def test_settings_from_the_environment_keep_the_password_private(tmp_path, monke
 def test_migration_keeps_duplicate_addresses_and_normalises_the_rest(tmp_path):
     from sqlalchemy import create_engine
 
-    from nccl_course.exam.db import Database, sqlite_url, upgrade
+    from nccl_course.store.db import Database, sqlite_url, upgrade
 
     url = sqlite_url(tmp_path / "old.db")
     engine = create_engine(url)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nccl_course.exam import errors
-from nccl_course.exam.app import HTTP_STATUS
+from nccl_course.server.app import HTTP_STATUS
 
 
 def test_every_kind_of_refusal_has_an_http_status():

@@ -27,15 +27,15 @@ from sqlalchemy import create_engine, text
 
 from nccl_course.certs.render import date_text, render_certificate
 from nccl_course.certs.verify import verify
-from nccl_course.exam.app import create_app
-from nccl_course.exam.db import Database, current_revision, head_revision, sqlite_url, upgrade
-from nccl_course.exam.settings import Settings
 from nccl_course.i18n import html_pages
 from nccl_course.i18n.interface import translator
 from nccl_course.quiz.keys import correct_response
 from nccl_course.quiz.parsing import load_bank
 from nccl_course.quiz.translation import catalog_path
 from nccl_course.quiz.translation import template as bank_template
+from nccl_course.server.app import create_app
+from nccl_course.server.settings import Settings
+from nccl_course.store.db import Database, current_revision, head_revision, sqlite_url, upgrade
 from tests.exam.conftest import (
     RAISED_RATE_LIMITS,
     Learner,
@@ -179,7 +179,7 @@ def strings_of(page: str) -> dict:
 
 # ---- pages ---------------------------------------------------------------------------------
 def test_pages_in_turkish_by_accept_language(client):
-    english = (REPO / "src/nccl_course/exam/static/exam.html").read_text(encoding="utf-8")
+    english = (REPO / "src/nccl_course/server/static/exam.html").read_text(encoding="utf-8")
     for path, source in (("/exam", "exam.html"), ("/exam/verify", "verify.html")):
         page = client.get(path, headers={"Accept-Language": "tr-TR,tr;q=0.9,en;q=0.5"})
         assert page.status_code == 200
@@ -188,7 +188,7 @@ def test_pages_in_turkish_by_accept_language(client):
         assert "set-cookie" not in page.headers  # only ?lang= sets the cookie
         assert '<html lang="tr">' in page.text
         english_texts = html_pages.page_texts(
-            (REPO / "src/nccl_course/exam/static" / source).read_text(encoding="utf-8")
+            (REPO / "src/nccl_course/server/static" / source).read_text(encoding="utf-8")
         )
         assert not set(english_texts) & set(html_pages.page_texts(page.text))
     exam = client.get("/exam", headers={"Accept-Language": "tr"}).text

@@ -10,11 +10,11 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from nccl_course.certs.verify import verify
-from nccl_course.exam.app import create_app
-from nccl_course.exam.settings import Settings
 from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz import load_banks
 from nccl_course.quiz.keys import correct_response
+from nccl_course.server.app import create_app
+from nccl_course.server.settings import Settings
 from tests.exam.conftest import RAISED_RATE_LIMITS, Learner, keys_of
 
 REPO = Path(__file__).resolve().parents[2]

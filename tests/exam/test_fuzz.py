@@ -2,7 +2,7 @@
 
 The public server does not serve its schema, so the test takes it from ``app.openapi()`` of an
 app built here on a fresh data folder. Routes read their JSON bodies themselves (within their
-limits, ``nccl_course.exam.routes.body``), so the schema declares no request body for them:
+limits, ``nccl_course.server.routes.body``), so the schema declares no request body for them:
 ``REQUEST_BODIES`` says what each takes, and the test adds it to the schema.
 
 schemathesis generates requests for each operation, valid ones (positive) and ones that break
@@ -89,8 +89,8 @@ class Findings:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """An app on a fresh data folder with learners in every state, and its OpenAPI schema."""
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
 
     root = tmp_path_factory.mktemp("fuzz")
     book = root / "book"  # a built book, so that a path no route takes is a plain 404

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import create_engine
 from sqlalchemy.orm import sessionmaker
 
-from nccl_course.exam.db import head_revision
+from nccl_course.store.db import head_revision
 
 
 def test_ready_reports_the_database_and_its_schema(client):

@@ -15,8 +15,8 @@ import logging
 import pytest
 
 from nccl_course.cli import build_parser
-from nccl_course.exam.credentials import LOCAL_TEST_MARK
-from nccl_course.exam.settings import Settings, is_local_test_url
+from nccl_course.issuing.credentials import LOCAL_TEST_MARK
+from nccl_course.server.settings import Settings, is_local_test_url
 from tests.support.exam_credentials import passed_credential, verdict
 
 
@@ -140,7 +140,7 @@ def test_a_new_public_url_keeps_the_keys_and_earlier_credentials_verify(
     both the earlier and the new credential verify on the restarted server."""
     from fastapi.testclient import TestClient
 
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
     from tests.exam.conftest import Learner, keys_of
 
     old = passed_credential(client, learner, attempt_keys)

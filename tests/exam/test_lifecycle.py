@@ -7,13 +7,14 @@ from datetime import timedelta
 
 from sqlalchemy import select, update
 
-from nccl_course.exam.models import Answer, Attempt, AttemptQuestion, utcnow
+from nccl_course.exam.clock import utcnow
 from nccl_course.quiz.keys import correct_response, wrong_response
+from nccl_course.store.models import Answer, Attempt, AttemptQuestion
 
 
 def db_snapshot(app):
     """Every row of the exam tables, to compare before and after an operation."""
-    from nccl_course.exam.models import IssuedCredential
+    from nccl_course.store.models import IssuedCredential
 
     out = {}
     with app.state.db.read() as session:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import create_engine, text
 
-from nccl_course.exam.db import (
+from nccl_course.store.db import (
     Database,
     current_revision,
     head_revision,
@@ -18,7 +18,7 @@ def test_head_schema_matches_models(tmp_path):
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from nccl_course.exam.models import Base
+    from nccl_course.store.models import Base
 
     engine = create_engine(sqlite_url(tmp_path / "head.db"))
     upgrade(engine)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-COMMON_JS = Path(__file__).resolve().parents[2] / "src/nccl_course/exam/static/common.js"
+COMMON_JS = Path(__file__).resolve().parents[2] / "src/nccl_course/server/static/common.js"
 
 
 def render(function: str, text: str) -> str:

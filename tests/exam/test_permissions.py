@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nccl_course.exam.private_files import PrivateFileError, private_umask
 from nccl_course.quiz.keys import correct_response
+from nccl_course.store.private_files import PrivateFileError, private_umask
 from tests.exam.conftest import Learner, keys_of
 
 
@@ -36,7 +36,7 @@ def open_to_others(root: Path) -> dict[str, str]:
 
 
 def server_settings(tmp_path, quizzes_dir):
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.settings import Settings
 
     # No admin token given: the server generates one into the data folder.
     return Settings(
@@ -76,7 +76,7 @@ def run_a_learner(app, *, certificate: bool, email: str = "ada@example.org") -> 
 
 
 def test_every_file_is_private(tmp_path, quizzes_dir):
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
 
     settings = server_settings(tmp_path, quizzes_dir)
     app = create_app(settings)
@@ -127,7 +127,7 @@ def test_served_data_folder_is_private(tmp_path, quizzes_dir):
 
 
 def test_start_tightens_what_is_open_and_logs_it(tmp_path, quizzes_dir, caplog):
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
 
     settings = server_settings(tmp_path, quizzes_dir)
     app = create_app(settings)
@@ -158,8 +158,8 @@ def test_start_tightens_what_is_open_and_logs_it(tmp_path, quizzes_dir, caplog):
 
 
 def test_refuses_to_start_if_a_file_cannot_be_made_private(tmp_path, quizzes_dir, monkeypatch):
-    from nccl_course.exam import private_files
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
+    from nccl_course.store import private_files
 
     settings = server_settings(tmp_path, quizzes_dir)
     create_app(settings).state.db.dispose()
@@ -197,7 +197,7 @@ def test_refuses_to_start_if_a_file_cannot_be_made_private(tmp_path, quizzes_dir
 def test_serve_command_output(tmp_path, quizzes_dir, monkeypatch, capsys):
     """The refusal reaches the terminal with the file and the chmod to run."""
     from nccl_course.cli import build_parser
-    from nccl_course.exam import private_files
+    from nccl_course.store import private_files
 
     data = tmp_path / "data"
     data.mkdir()
@@ -221,7 +221,7 @@ def test_serve_command_output(tmp_path, quizzes_dir, monkeypatch, capsys):
 
 
 def test_a_file_system_that_ignores_chmod_is_refused(tmp_path, monkeypatch):
-    from nccl_course.exam import private_files
+    from nccl_course.store import private_files
 
     data = tmp_path / "data"
     data.mkdir(mode=0o700)
@@ -236,7 +236,7 @@ def test_a_file_system_that_ignores_chmod_is_refused(tmp_path, monkeypatch):
 def test_sqlite_database_anywhere_is_private(tmp_path):
     from sqlalchemy import text
 
-    from nccl_course.exam.db import Database, sqlite_url
+    from nccl_course.store.db import Database, sqlite_url
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

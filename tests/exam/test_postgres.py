@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, select, text
 
-from nccl_course.exam.db import Database, current_revision, normalise_url, upgrade
 from nccl_course.launcher import free_port
 from nccl_course.quiz.keys import correct_response
+from nccl_course.store.db import Database, current_revision, normalise_url, upgrade
 
 PG_BIN = [Path("/usr/local/bin"), Path("/usr/lib/postgresql/15/bin")]
 
@@ -136,8 +136,8 @@ def test_postgres_upgrade_keeps_rows(pg_url):
 def pg_client(pg_url, tmp_path, quizzes_dir):
     import warnings
 
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
 
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -157,7 +157,7 @@ def pg_client(pg_url, tmp_path, quizzes_dir):
 
 
 def test_postgres_lifecycle_concurrent_saves_and_submits(pg_client):
-    from nccl_course.exam.models import Answer, Attempt, AttemptQuestion
+    from nccl_course.store.models import Answer, Attempt, AttemptQuestion
 
     app, client = pg_client
     assert client.get("/exam/api/health").json()["database"] == "postgresql"

@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from nccl_course.exam.ratelimit import client_address, compile_rules
-from nccl_course.exam.settings import DEFAULT_RATE_LIMITS, Settings, parse_rules
+from nccl_course.server.ratelimit import client_address, compile_rules
+from nccl_course.server.settings import DEFAULT_RATE_LIMITS, Settings, parse_rules
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -28,7 +28,7 @@ def make_settings(tmp_path, quizzes_dir, **overrides) -> Settings:
 
 @pytest.fixture()
 def apps():
-    from nccl_course.exam.app import create_app
+    from nccl_course.server.app import create_app
 
     made = []
 
@@ -197,7 +197,7 @@ def test_forwarded_for_is_trusted_only_from_a_trusted_proxy():
 def test_worker_processes_get_the_same_limits(tmp_path, quizzes_dir):
     import json
 
-    from nccl_course.exam.app import worker_settings_json
+    from nccl_course.server.app import worker_settings_json
 
     settings = make_settings(
         tmp_path,

@@ -10,8 +10,8 @@ import time
 import pytest
 from sqlalchemy import insert, select
 
-from nccl_course.exam.models import Answer, Attempt
-from nccl_course.exam.routes.body import ADMIN_BODY, ANSWER_BODY, REGISTER_BODY, VERIFY_BODY
+from nccl_course.server.routes.body import ADMIN_BODY, ANSWER_BODY, REGISTER_BODY, VERIFY_BODY
+from nccl_course.store.models import Answer, Attempt
 
 ADMIN = {"Authorization": "Bearer test-admin-token"}
 JSON = {"Content-Type": "application/json"}
@@ -135,7 +135,7 @@ def test_view_and_submit_survive_any_stored_response(app, client, learner):
 
 
 def attempt_updated():
-    from nccl_course.exam.models import utcnow
+    from nccl_course.exam.clock import utcnow
 
     return utcnow()
 

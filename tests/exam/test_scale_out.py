@@ -18,8 +18,8 @@ from nccl_course.certs import Issuer
 from nccl_course.certs.issuer import LIST_FILL_LIMIT, REGISTRY_FILE
 from nccl_course.certs.registry import DuplicateCredential
 from nccl_course.certs.statuslist import MIN_ENTRIES, bit_at, decode_bitstring
-from nccl_course.exam.db import Database
 from nccl_course.quiz.keys import correct_response
+from nccl_course.store.db import Database
 from tests.exam.test_postgres import pg_server_url, pg_url  # noqa: F401 - fixtures
 from tests.support.server_process import ServerProcess
 
@@ -38,8 +38,8 @@ def _issue(issuer: Issuer, n: int = 0) -> dict:
 
 
 def test_database_registry_draws_again_on_a_taken_index(tmp_path, monkeypatch):
-    from nccl_course.exam import status_registry
-    from nccl_course.exam.status_registry import DatabaseIndexRegistry
+    from nccl_course.issuing import status_registry
+    from nccl_course.issuing.status_registry import DatabaseIndexRegistry
 
     db = Database(f"sqlite:///{tmp_path / 'c.db'}")
     db.upgrade()
@@ -61,8 +61,8 @@ def test_database_registry_draws_again_on_a_taken_index(tmp_path, monkeypatch):
 
 
 def test_old_registry_file_is_imported_on_first_start(tmp_path, quizzes_dir, capsys):
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
 
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -115,9 +115,9 @@ def test_old_registry_file_is_imported_on_first_start(tmp_path, quizzes_dir, cap
 
 
 def test_a_worker_without_keys_fails_clearly(tmp_path, quizzes_dir):
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.credentials import MissingIssuerKeys
-    from nccl_course.exam.settings import Settings
+    from nccl_course.issuing.credentials import MissingIssuerKeys
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
 
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -144,7 +144,7 @@ class _Server(ServerProcess):
 def _learner_run(n: int, servers: list[str], db: Database, out: dict, errors: list) -> None:
     """Register, start, answer every question twice (a wrong then the right answer), submit,
     download the credential: each request to the next server in turn."""
-    from nccl_course.exam.models import Attempt, AttemptQuestion
+    from nccl_course.store.models import Attempt, AttemptQuestion
 
     turn = iter(range(10_000))
     clients = [httpx.Client(base_url=url, timeout=60) for url in servers]
@@ -203,7 +203,7 @@ def _learner_run(n: int, servers: list[str], db: Database, out: dict, errors: li
 
 @pytest.mark.slow
 def test_two_servers_on_one_postgresql(pg_url, tmp_path, quizzes_dir):  # noqa: F811
-    from nccl_course.exam.models import Answer, IssuedCredential, StatusAllocation
+    from nccl_course.store.models import Answer, IssuedCredential, StatusAllocation
 
     data = tmp_path / "data"
     common = dict(
@@ -317,8 +317,8 @@ def test_two_servers_on_one_postgresql(pg_url, tmp_path, quizzes_dir):  # noqa: 
 def test_worker_settings_round_trip(tmp_path, quizzes_dir, monkeypatch):
     import json
 
-    from nccl_course.exam.app import worker_settings_json
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import worker_settings_json
+    from nccl_course.server.settings import Settings
 
     monkeypatch.delenv("DATABASE_URL", raising=False)
     settings = Settings(

@@ -25,7 +25,7 @@ def test_serve_flags():
 
 
 def test_database_url_from_environment(monkeypatch, tmp_path):
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.settings import Settings
 
     monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/db")
     monkeypatch.setenv("NCCL_COURSE_ADMIN_TOKEN", "tok")

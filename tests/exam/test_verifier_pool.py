@@ -12,7 +12,7 @@ import time
 import pytest
 
 from nccl_course.exam.errors import Invalid, Unavailable
-from nccl_course.exam.verifier import CPU_LIMIT_S, VerifierPool, process_cpu_seconds
+from nccl_course.issuing.verifier import CPU_LIMIT_S, VerifierPool, process_cpu_seconds
 from tests.support.exam_credentials import passed_credential, verdict
 
 
@@ -140,8 +140,6 @@ def test_a_worker_ends_itself_past_its_cpu_backstop():
     import subprocess
     import sys
 
-    code = (
-        "from nccl_course.exam.verifier import _limit_cpu\n_limit_cpu(0)\nwhile True:\n    pass\n"
-    )
+    code = "from nccl_course.issuing.verifier import _limit_cpu\n_limit_cpu(0)\nwhile True:\n    pass\n"
     done = subprocess.run([sys.executable, "-c", code], timeout=60, capture_output=True)
     assert done.returncode == -signal.SIGXCPU, done

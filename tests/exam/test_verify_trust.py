@@ -108,8 +108,8 @@ def test_status_entry_outside_the_issuers_own_list_is_not_valid(app, client, lea
 def test_earlier_keys_and_earlier_public_urls_still_verify(settings, client, learner, attempt_keys):
     """After a key rotation, and after the server moved to another --public-url (a new
     did:web issuer in the same data folder), credentials issued before still verify."""
-    from nccl_course.exam.app import create_app
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
 
     credential = passed_credential(client, learner, attempt_keys)
     old_did = credential["issuer"]["id"]

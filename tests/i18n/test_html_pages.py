@@ -23,7 +23,7 @@ from nccl_course.i18n.interface import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-STATIC = REPO / "src" / "nccl_course" / "exam" / "static"
+STATIC = REPO / "src" / "nccl_course" / "server" / "static"
 PAGES = ("exam.html", "verify.html", "confirm.html")
 SCRIPTS = sorted(STATIC.glob("*.js"))
 TR = translator("tr")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from nccl_course.exam.routes.pages import BookFiles
+from nccl_course.server.routes.pages import BookFiles
 
 
 def test_audio_is_served_with_its_type_and_ranges(built_book):

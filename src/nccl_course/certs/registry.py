@@ -7,7 +7,7 @@ The issuer (``nccl_course.certs.issuer.Issuer``) takes any object with the metho
 - ``SqliteIndexRegistry``: a SQLite file in the issuer's folder (``registry.sqlite``), for the
   command line and for an issuer used on its own;
 - the exam server supplies one backed by its course database
-  (``nccl_course.exam.status_registry``), so that several worker processes and several hosts
+  (``nccl_course.issuing.status_registry``), so that several worker processes and several hosts
   on one database share it.
 
 Indices are drawn at random (Bitstring Status List privacy advice); the registry's unique

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from nccl_course.exam.data_dir import DATA_DIR_ENV, default_data_dir
+from nccl_course.store.data_dir import DATA_DIR_ENV, default_data_dir
 
 
 def register(subparsers) -> None:
@@ -56,7 +56,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import os
 
-    from nccl_course.exam.backup import BackupError, create_backup
+    from nccl_course.store.backup import BackupError, create_backup
 
     try:
         report = create_backup(

@@ -28,7 +28,7 @@ def register(subparsers) -> None:
 
 
 def run_revoke(args) -> int:
-    from nccl_course.exam import admin
+    from nccl_course.server import admin
 
     argv = ["revoke", args.credential_id, "--reason", args.reason, "--server", args.server]
     argv += ["--data-dir", str(args.data_dir)]

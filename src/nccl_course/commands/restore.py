@@ -52,8 +52,8 @@ def run(args) -> int:
     import os
     from urllib.parse import urlsplit
 
-    from nccl_course.exam.backup import BackupError
-    from nccl_course.exam.restore import restore_backup
+    from nccl_course.store.backup import BackupError
+    from nccl_course.store.restore import restore_backup
 
     try:
         report = restore_backup(

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from nccl_course.exam.data_dir import default_data_dir
+from nccl_course.store.data_dir import default_data_dir
 
 
 def register(subparsers) -> None:
@@ -107,9 +107,9 @@ def register(subparsers) -> None:
 def run(args) -> int:
     import logging
 
-    from nccl_course.exam.app import create_app
     from nccl_course.exam.blueprint import BlueprintError
-    from nccl_course.exam.settings import Settings
+    from nccl_course.server.app import create_app
+    from nccl_course.server.settings import Settings
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -170,8 +170,8 @@ def _run_workers(args, settings) -> int:
     token (``prepare``), then uvicorn starts N worker processes that build their own app from
     an import string (``create_worker_app``) and only load what this process created."""
 
-    from nccl_course.exam.app import WORKER_SETTINGS_ENV, prepare, worker_settings_json
     from nccl_course.exam.blueprint import BlueprintError, load_blueprint
+    from nccl_course.server.app import WORKER_SETTINGS_ENV, prepare, worker_settings_json
 
     try:
         if settings.resolved_database_url().startswith("sqlite"):
@@ -195,7 +195,7 @@ def _run_workers(args, settings) -> int:
         flush=True,
     )
     return _listen(
-        "nccl_course.exam.app:create_worker_app", args, factory=True, workers=args.workers
+        "nccl_course.server.app:create_worker_app", args, factory=True, workers=args.workers
     )
 
 

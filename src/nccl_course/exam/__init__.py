@@ -1,17 +1,8 @@
-"""The course server: the built book, the server-graded exam and its credentials.
+"""The exam itself, as rules with no web and no database: the blueprint and how questions are
+drawn from the banks (``blueprint``, ``banks``), learners' identities and keys (``learners``),
+attempts' deadlines, what a learner sees and grading (``attempts``), what an answer may be
+(``answers``), the clock (``clock``) and the refusals, by meaning (``errors``).
 
-``create_app(Settings(...))`` builds the FastAPI app (``nccl_course.exam.app``); ``nccl-course
-serve`` runs it with uvicorn. Storage is SQLAlchemy 2 (SQLite in WAL mode by default, PostgreSQL
-through ``DATABASE_URL``) with Alembic migrations applied at start.
+The course server (``nccl_course.server``) runs these rules over the database
+(``nccl_course.store``) and issues credentials for passed attempts (``nccl_course.issuing``).
 """
-
-from __future__ import annotations
-
-
-def create_app(settings=None):
-    from nccl_course.exam.app import create_app as _create_app
-
-    return _create_app(settings)
-
-
-__all__ = ["create_app"]

@@ -1,22 +1,14 @@
-"""Attempts: start, view, deadline, submit and grading.
+"""Attempts as the exam's rules see them: deadlines, what a learner may see, and grading.
 
-Everything that decides a score runs here, on the server, with the quiz package's grader;
-the browser only ever sees ``learner_view(QuestionInstance.public())`` and, once an attempt is
-closed, its own score and feedback. Each method keeps its transactions short, committed before
-the request is acknowledged.
+Everything that decides a score runs on the server, with the quiz package's grader
+(``grade_answer``, against the key stored when the question was drawn); the browser only ever
+sees ``learner_view(QuestionInstance.public())`` and, once an attempt is closed, its own score
+and feedback (``summary``). The functions read rows (``nccl_course.store.models``) by their
+attributes and never query: starting, viewing and closing attempts in transactions is
+``nccl_course.server.attempts``.
 
-Rules:
-- one open attempt per learner at a time; ``start`` returns it if it exists;
-- at most ``max_attempts`` attempts per learner and exam (a unique attempt number enforces it
-  even when two starts race);
-- ``submit`` closes and grades once; any later submit (a retry, a replay) returns the stored
-  result and writes nothing. An attempt whose deadline passed is closed and graded with the
-  answers saved in time, the first time anyone looks at it.
-
-An attempt has a language (``Attempt.language``, chosen when it starts): its questions are
-drawn from the banks in that language (``QuizEngine.banks_for``; the grader writes its own
-words in the language of each stored key), and what this module writes into the feedback is in
-it too (``nccl_course.i18n.interface``).
+An attempt has a language (``Attempt.language``, chosen when it starts): what this module
+writes into the feedback is in it (``nccl_course.i18n.interface``).
 """
 
 from __future__ import annotations
@@ -24,30 +16,11 @@ from __future__ import annotations
 import json
 import logging
 import math
-import secrets
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.exc import IntegrityError
-
 from nccl_course.exam.banks import QuizEngine
-from nccl_course.exam.blueprint import Blueprint, draw_questions, json_roundtrip
-from nccl_course.exam.credentials import IssuedCredentials
-from nccl_course.exam.db import Database
-from nccl_course.exam.errors import Conflict, Unavailable
-from nccl_course.exam.learners import find_attempt, find_learner, learner_json, unconfirmed
-from nccl_course.exam.models import (
-    Answer,
-    Attempt,
-    AttemptQuestion,
-    IssuedCredential,
-    Learner,
-    as_utc,
-    iso,
-    utcnow,
-)
+from nccl_course.exam.clock import as_utc, iso, utcnow
 from nccl_course.i18n.interface import N_, translator
-from nccl_course.i18n.languages import LANGUAGES
 
 log = logging.getLogger("nccl_course.exam")
 
@@ -79,21 +52,7 @@ def past_deadline(deadline_at: datetime, grace_s: float = DEADLINE_GRACE_S) -> b
     return utcnow() > as_utc(deadline_at) + timedelta(seconds=grace_s)
 
 
-def questions_and_answers(session, attempt: Attempt) -> tuple[list, dict]:
-    """An attempt's drawn questions in order, and its saved answers by question index."""
-    questions = session.scalars(
-        select(AttemptQuestion)
-        .where(AttemptQuestion.attempt_id == attempt.id)
-        .order_by(AttemptQuestion.position)
-    ).all()
-    answers = {
-        a.question_index: a
-        for a in session.scalars(select(Answer).where(Answer.attempt_id == attempt.id))
-    }
-    return questions, answers
-
-
-def summary(attempt: Attempt, credential: IssuedCredential | None = None) -> dict:
+def summary(attempt, credential=None) -> dict:
     """An attempt in the learner's list; the score only once it is closed."""
     closed = attempt.status != "open"
     return {
@@ -111,259 +70,30 @@ def summary(attempt: Attempt, credential: IssuedCredential | None = None) -> dic
     }
 
 
-class Attempts:
-    def __init__(
-        self,
-        db: Database,
-        blueprint: Blueprint,
-        engine: QuizEngine,
-        credentials: IssuedCredentials,
-        *,
-        require_confirmed: bool = False,
-    ):
-        self.db = db
-        # E-mail confirmation on: a new attempt needs a confirmed address (an open one resumes).
-        self.require_confirmed = require_confirmed
-        self.blueprint = blueprint
-        self.engine = engine
-        self.credentials = credentials
-
-    def overview(self, token: str | None) -> dict:
-        """The learner's name and every attempt, closing any whose time ran out."""
-        with self.db.read() as session:
-            learner = find_learner(session, token)
-            ids = session.scalars(
-                select(Attempt.public_id)
-                .where(Attempt.learner_id == learner.id, Attempt.status == "open")
-                .where(Attempt.deadline_at < utcnow() - timedelta(seconds=DEADLINE_GRACE_S))
-            ).all()
-        for attempt_id in ids:
-            self._close(learner, attempt_id, reason="expired")
-        with self.db.read() as session:
-            attempts = session.scalars(
-                select(Attempt).where(Attempt.learner_id == learner.id).order_by(Attempt.number)
-            ).all()
-            issued = {
-                c.attempt_id: c
-                for c in session.scalars(
-                    select(IssuedCredential).where(IssuedCredential.learner_id == learner.id)
-                )
-            }
-        used = sum(1 for a in attempts if a.exam_id == self.blueprint.exam_id)
-        return {
-            "learner": learner_json(learner),
-            "attempts_used": used,
-            "attempts_left": max(0, self.blueprint.max_attempts - used),
-            "email_confirmed": learner.email_confirmed_at is not None,
-            "attempts": [summary(a, issued.get(a.id)) for a in attempts],
-        }
-
-    # ---- start ------------------------------------------------------------------------
-    def start(self, token: str | None, language: str = "en") -> dict:
-        """The learner's open attempt (in its own language), or a new one in ``language`` if
-        the attempt limit allows."""
-        if language not in LANGUAGES:
-            raise ValueError(f"unknown language {language!r}")
-        if not self.blueprint.zones:
-            raise Unavailable(
-                "exam_unavailable",
-                N_("the exam has no questions: none of the blueprint's chapter banks exist"),
-            )
-        self.overview(token)  # closes an expired open attempt first
-        for _ in range(3):
-            try:
-                attempt_id = self._start_once(token, language)
-                break
-            except IntegrityError:
-                continue  # a concurrent start took the same number: look again
-        else:
-            raise Conflict("busy", N_("another start is in progress; try again"))
-        return self.view(token, attempt_id)
-
-    def _open_attempt_id(self, session, learner: Learner) -> str | None:
-        return session.scalar(
-            select(Attempt.public_id).where(
-                Attempt.learner_id == learner.id,
-                Attempt.exam_id == self.blueprint.exam_id,
-                Attempt.status == "open",
-            )
-        )
-
-    def _check_can_start(self, session, learner: Learner) -> int:
-        """Attempts used so far; raises if the learner passed or used them all, or (with
-        confirmation on) has not confirmed their address."""
-        if self.require_confirmed and learner.email_confirmed_at is None:
-            raise unconfirmed(learner.email)
-        mine = (Attempt.learner_id == learner.id) & (Attempt.exam_id == self.blueprint.exam_id)
-        used = session.scalar(select(func.count()).select_from(Attempt).where(mine))
-        passed = session.scalar(
-            select(func.count()).select_from(Attempt).where(mine, Attempt.passed.is_(True))
-        )
-        if passed:
-            raise Conflict("already_passed", N_("you have already passed this exam"))
-        if used >= self.blueprint.max_attempts:
-            raise Conflict(
-                "attempt_limit",
-                N_("attempt limit reached: {used} of {max} used"),
-                used=used,
-                max=self.blueprint.max_attempts,
-            )
-        return used
-
-    def _start_once(self, token: str | None, language: str) -> str:
-        with self.db.read() as session:
-            learner = find_learner(session, token)
-            existing = self._open_attempt_id(session, learner)
-            if existing is not None:
-                return existing
-            self._check_can_start(session, learner)  # refuse before the costly draw
-        # Draw (and render) the questions before taking the write lock: generators and JSON
-        # cost milliseconds per question, and every answer save waits while the lock is held.
-        seed = secrets.randbits(63)
-        rows = [
-            {
-                "position": drawn.position,
-                "chapter": drawn.chapter,
-                "question_id": drawn.question_id,
-                "instance_seed": drawn.instance_seed,
-                "public": json_roundtrip(learner_view(drawn.instance.public())),
-                "key": json_roundtrip(drawn.instance.key()),
-            }
-            for drawn in draw_questions(self.blueprint, self.engine.banks_for(language), seed)
-        ]
-        with self.db.write() as session:
-            learner = find_learner(session, token)
-            existing = self._open_attempt_id(session, learner)  # a concurrent start won
-            if existing is not None:
-                return existing
-            used = self._check_can_start(session, learner)
-            now = utcnow()
-            attempt = Attempt(
-                public_id=secrets.token_hex(12),
-                learner_id=learner.id,
-                exam_id=self.blueprint.exam_id,
-                number=used + 1,
-                seed=seed,
-                blueprint_digest=self.blueprint.digest,
-                status="open",
-                started_at=now,
-                deadline_at=now + timedelta(seconds=self.blueprint.time_limit_s),
-                language=language,
-            )
-            session.add(attempt)
-            session.flush()
-            session.execute(
-                insert(AttemptQuestion), [{"attempt_id": attempt.id, **row} for row in rows]
-            )
-            return attempt.public_id
-
-    # ---- view -------------------------------------------------------------------------
-    def view(self, token: str | None, attempt_id: str) -> dict:
-        """What the learner may see of an attempt: while open, the public questions and the
-        saved answers; once closed, the result."""
-        with self.db.read() as session:
-            learner = find_learner(session, token)
-            attempt = find_attempt(session, learner, attempt_id)
-            expired = attempt.status == "open" and past_deadline(attempt.deadline_at)
-        if expired:
-            self._close(learner, attempt_id, reason="expired")
-        with self.db.read() as session:
-            attempt = find_attempt(session, learner, attempt_id)
-            questions, answers = questions_and_answers(session, attempt)
-            credential = session.scalar(
-                select(IssuedCredential).where(IssuedCredential.attempt_id == attempt.id)
-            )
-        body = summary(attempt, credential)
-        body["exam"] = {"id": attempt.exam_id, "title": self.blueprint.title}
-        body["pass_score"] = self.blueprint.pass_score
-        body["remaining_s"] = (
-            max(0.0, (as_utc(attempt.deadline_at) - utcnow()).total_seconds())
-            if attempt.status == "open"
-            else 0.0
-        )
-        items = []
-        for q in questions:
-            item = {"index": q.position, "chapter": q.chapter, "question": q.public}
-            answer = answers.get(q.position)
-            item["response"] = readable_response(answer.response) if answer else None
-            item["revision"] = answer.revision if answer else 0
-            if attempt.status != "open":
-                item["score"] = q.score
-                item["correct"] = q.correct
-                item["feedback"] = q.feedback
-            items.append(item)
-        body["questions"] = items
-        if attempt.status != "open":
-            body["points"] = attempt.points
-            body["max_points"] = attempt.max_points
-        return body
-
-    # ---- submit and grade -------------------------------------------------------------
-    def submit(self, token: str | None, attempt_id: str) -> dict:
-        """Close and grade the attempt once; later calls change nothing and return the same.
-        A passed attempt gets its credential now."""
-        with self.db.read() as session:
-            learner = find_learner(session, token)
-            find_attempt(session, learner, attempt_id)
-        self._close(learner, attempt_id, reason="submitted")
-        try:
-            self.credentials.ensure(attempt_id)
-        except Exception:
-            # The grade stands; the credential is issued again on the next download request.
-            log.exception("attempt %s: issuing the credential failed", attempt_id)
-        return self.view(token, attempt_id)
-
-    def _close(self, learner: Learner, attempt_id: str, *, reason: str) -> bool:
-        """Grade and close an open attempt; returns False (and writes nothing) if it was
-        already closed. The row lock (PostgreSQL) / IMMEDIATE transaction (SQLite) makes
-        concurrent closes of one attempt grade it exactly once."""
-        with self.db.write() as session:
-            attempt = find_attempt(session, learner, attempt_id, lock=True)
-            if attempt.status != "open":
-                return False
-            late = past_deadline(attempt.deadline_at)
-            questions, answers = questions_and_answers(session, attempt)
-            language = attempt.language if attempt.language in LANGUAGES else "en"
-            tr = translator(language, self.engine.locale_dir)
-            points = 0.0
-            max_points = 0.0
-            for q in questions:
-                answer = answers.get(q.position)
-                q.score, q.correct, q.feedback = self._grade(q, answer, tr)
-                points += q.score
-                max_points += 1.0
-            attempt.points = points
-            attempt.max_points = max_points
-            attempt.score = points / max_points if max_points else 0.0
-            attempt.passed = bool(max_points) and attempt.score >= self.blueprint.pass_score - 1e-9
-            attempt.status = "expired" if (reason == "expired" or late) else "submitted"
-            attempt.closed_at = utcnow()
-        log.info("attempt %s closed (%s): score %.3f", attempt_id, attempt.status, attempt.score)
-        return True
-
-    def _grade(self, q: AttemptQuestion, answer: Answer | None, tr=None):
-        """(score, correct, feedback) for one drawn question, graded by the quiz package
+def grade_answer(engine: QuizEngine, q, answer, tr=None):
+    """(score, correct, feedback) for one drawn question (a stored ``AttemptQuestion``) and
+    its saved ``Answer`` (None: not answered), graded by the quiz package
         against the key stored when the question was drawn (so a later edit of the bank
         cannot change what this attempt is graded against). ``tr``: the attempt's language
         (``nccl_course.i18n.interface.translator``), for the words written here."""
-        tr = tr or translator("en")
-        if answer is None:
-            return 0.0, False, tr(N_("Not answered."))
-        response = readable_response(answer.response)
-        if response is None and answer.response is not None:
-            return 0.0, False, tr(N_("The saved answer could not be read, so it scores nothing."))
-        try:
-            grade = self.engine.grade_key(q.key, response)
-            score = float(grade.score)
-        except Exception:  # a stored value the grader does not expect: never a failed submit
-            log.exception("question %s: the saved answer could not be graded", q.question_id)
-            return (
-                0.0,
-                False,
-                tr(N_("The saved answer could not be graded, so it scores nothing.")),
-            )
-        score = min(1.0, max(0.0, score)) if math.isfinite(score) else 0.0
-        feedback = str(grade.feedback or "")
-        if grade.expected and not grade.correct:
-            feedback += "\n\n" + tr(N_("Expected: {expected}"), expected=grade.expected)
-        return score, bool(grade.correct), feedback
+    tr = tr or translator("en")
+    if answer is None:
+        return 0.0, False, tr(N_("Not answered."))
+    response = readable_response(answer.response)
+    if response is None and answer.response is not None:
+        return 0.0, False, tr(N_("The saved answer could not be read, so it scores nothing."))
+    try:
+        grade = engine.grade_key(q.key, response)
+        score = float(grade.score)
+    except Exception:  # a stored value the grader does not expect: never a failed submit
+        log.exception("question %s: the saved answer could not be graded", q.question_id)
+        return (
+            0.0,
+            False,
+            tr(N_("The saved answer could not be graded, so it scores nothing.")),
+        )
+    score = min(1.0, max(0.0, score)) if math.isfinite(score) else 0.0
+    feedback = str(grade.feedback or "")
+    if grade.expected and not grade.correct:
+        feedback += "\n\n" + tr(N_("Expected: {expected}"), expected=grade.expected)
+    return score, bool(grade.correct), feedback

@@ -3,7 +3,7 @@
 The service says *why* it refuses (a ``kind``: the request is invalid, the learner is not
 signed in, the thing does not exist, the attempt's state forbids it...), a stable ``code`` the
 page can branch on, and a sentence for the learner. It knows nothing of HTTP: the app maps each
-kind to a status code in one exception handler (``nccl_course.exam.app``).
+kind to a status code in one exception handler (``nccl_course.server.app``).
 
 A sentence the learner reads is a template marked with ``N_`` (so that the interface catalog
 has it), its ``{fields}`` given as keywords: ``Conflict("attempt_limit", template, used=2,
@@ -85,7 +85,7 @@ class Unavailable(ExamError):
 
 
 class RateLimited(ExamError):
-    """Too many requests of one kind from one address (``nccl_course.exam.ratelimit``): wait
+    """Too many requests of one kind from one address (``nccl_course.server.ratelimit``): wait
     ``retry_after`` seconds (the answer's ``Retry-After``)."""
 
     kind = "rate_limited"

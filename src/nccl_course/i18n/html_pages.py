@@ -1,6 +1,6 @@
 """Static HTML pages in the learner's language, translated on the server.
 
-The exam server's pages (``nccl_course/exam/static/*.html``) are written in English. Their
+The exam server's pages (``nccl_course/server/static/*.html``) are written in English. Their
 translatable texts are what a reader sees or hears: each text node outside ``script``,
 ``style``, ``code`` and ``pre`` (and outside any element marked ``translate="no"``, the HTML
 attribute for text that stays as written) that has a letter in it, and the attributes

@@ -123,7 +123,7 @@ _LITERAL = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 _MARKED = re.compile(rf"\bN_\(\s*({_LITERAL}(?:\s*{_LITERAL})*)\s*,?\s*\)")
 _PIECE = re.compile(_LITERAL)
 # S("...") in the pages' scripts (static/*.js): the helper that shows a string in the page's
-# language (exam/static/common.js, quiz/static/nccl-quiz.js). Double-quoted literals only.
+# language (server/static/common.js, quiz/static/nccl-quiz.js). Double-quoted literals only.
 _SCRIPT_MARKED = re.compile(r"""(?<![\w$.])S\(\s*"((?:[^"\\\n]|\\.)*)"\s*[,)]""")
 
 

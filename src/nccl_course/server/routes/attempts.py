@@ -1,0 +1,120 @@
+"""The learner's API: the exam's rules, registration, attempts and answers.
+
+Learner routes take ``Authorization: Bearer LEARNER_KEY``. Bodies are read and parsed by
+``nccl_course.server.routes.body`` within each route's limits, after the key is checked. The
+request's language (``?lang=``, else ``Accept-Language``: ``nccl_course.server.routes.language``)
+is the language of a new attempt's questions and of the confirmation mail.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+
+from nccl_course.exam.errors import Invalid
+from nccl_course.exam.learners import MAX_EMAIL_CHARS, MAX_NAME_CHARS, learner_json
+from nccl_course.i18n.interface import N_
+from nccl_course.server.routes.body import (
+    ANSWER_BODY,
+    REGISTER_BODY,
+    documented,
+    read_object,
+    text_field,
+)
+from nccl_course.server.routes.deps import (
+    LearnerToken,
+    RegisterLimit,
+    ServiceDep,
+    SignedInToken,
+    StartLimit,
+    WriterDep,
+    ok,
+)
+from nccl_course.server.routes.language import Language
+
+router = APIRouter(prefix="/exam/api")
+
+REGISTRATION = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
+        "email": {"type": "string", "minLength": 3, "maxLength": MAX_EMAIL_CHARS},
+    },
+    "required": ["name", "email"],
+}
+# A number, a string, or (nested) lists of them; the grader judges the content.
+ANSWER = {"type": "object", "properties": {"response": {}}, "required": ["response"]}
+
+
+@router.get("/exam")
+def exam_info(service: ServiceDep, request: Request, language: Language):
+    """The exam's rules and the zones in use, plus any problems found at start (and, for
+    another language, the banks whose translation is not complete)."""
+    blueprint = service.blueprint
+    return ok(
+        {
+            "id": blueprint.exam_id,
+            "title": blueprint.title,
+            "time_limit_s": blueprint.time_limit_s,
+            "max_attempts": blueprint.max_attempts,
+            "pass_score": blueprint.pass_score,
+            "question_count": blueprint.question_count,
+            "zones": [{"chapter": z.chapter, "draw": z.draw} for z in blueprint.zones],
+            "problems": [*service.problems, *service.engine.problems_for(language)],
+            "language": language,
+            "credentials": True,
+            "email_confirmation": service.confirmations is not None,
+            "mathjax": request.app.state.mathjax_url,
+        }
+    )
+
+
+@router.post("/register", openapi_extra=documented(REGISTRATION))
+async def register(
+    _limit: RegisterLimit, request: Request, service: ServiceDep, language: Language
+):
+    """A new learner, ``{name, email}``; the key in the answer is shown this once. With
+    e-mail confirmation on: 202 and a link mailed to the address in the request's language,
+    the same answer whether or not the address is registered
+    (``nccl_course.server.confirmations``)."""
+    body = await read_object(request, REGISTER_BODY)
+    name = text_field(body, "name", max_chars=MAX_NAME_CHARS * 4)
+    email = text_field(body, "email", max_chars=MAX_EMAIL_CHARS * 4)
+    if service.confirmations is not None:  # the mail is sent from a worker thread
+        confirmations = service.confirmations
+        return ok(await run_in_threadpool(confirmations.register, name, email, language), 202)
+    learner, token = await run_in_threadpool(service.learners.register, name, email)
+    return ok({"learner": learner_json(learner), "token": token}, 201)
+
+
+@router.get("/me")
+def me(token: LearnerToken, service: ServiceDep):
+    return ok(service.attempts.overview(token))
+
+
+@router.post("/attempts")
+def start(_limit: StartLimit, token: LearnerToken, service: ServiceDep, language: Language):
+    """Start an attempt in the request's language (an open attempt resumes in its own)."""
+    return ok(service.attempts.start(token, language), 201)
+
+
+@router.get("/attempts/{attempt_id}")
+def attempt(attempt_id: str, token: LearnerToken, service: ServiceDep):
+    return ok(service.attempts.view(token, attempt_id))
+
+
+@router.put("/attempts/{attempt_id}/answers/{index}", openapi_extra=documented(ANSWER))
+async def save_answer(
+    attempt_id: str, index: int, request: Request, token: SignedInToken, writer: WriterDep
+):
+    """``{response}``; acknowledged once the answer is committed (batched with concurrent
+    saves). The key is checked before the body is read (``SignedInToken``)."""
+    body = await read_object(request, ANSWER_BODY)
+    if "response" not in body:
+        raise Invalid("missing_field", N_("the field 'response' is required"))
+    return ok(await writer.save_async(token, attempt_id, index, body["response"]))
+
+
+@router.post("/attempts/{attempt_id}/submit")
+def submit(attempt_id: str, token: LearnerToken, service: ServiceDep):
+    return ok(service.attempts.submit(token, attempt_id))
