@@ -9,6 +9,7 @@ or not Python happens to tolerate it at load time.
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -261,3 +262,69 @@ def test_module_cycle_finder_finds_a_made_up_cycle(tmp_path, monkeypatch):
 
     (part / "b.py").write_text("def f():\n    return 1\n")
     assert find_cycle(module_graph(modules)) is None
+
+
+ARCHITECTURE = PACKAGE.parents[1] / "docs" / "ARCHITECTURE.md"
+ARROW = re.compile(r"([\w*/]+) ──> ([\w, ]+?)(?=\s{2,}|\s*\(|$)")
+
+
+def drawn_graph(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
+    """(arrows, bottom, every part named) of the diagram under "Imports go one way"."""
+    block = text.split("### Imports go one way", 1)[1].split("```", 2)[1]
+    arrows: dict[str, set[str]] = defaultdict(set)
+    bottom: set[str] = set()
+    named: set[str] = set()
+    for line in block.splitlines():
+        if "(bottom" in line:
+            bottom = {p.strip() for p in line.split("(", 1)[0].split(",") if p.strip()}
+            named |= bottom
+            continue
+        for source, targets in ARROW.findall(line):
+            arrows[source] |= {t.strip() for t in targets.split(",") if t.strip()}
+            named |= {source} | arrows[source]
+        named |= set(re.findall(r"^(\w+)\s{2,}\(", line.strip()))
+    return arrows, bottom, named
+
+
+def reachable(arrows: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in arrows.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_the_architecture_diagram_is_the_imports():
+    """Every import between parts is drawn (an arrow, a path of arrows, or a part of the
+    bottom row), every part is named, and every arrow is an import that exists."""
+    arrows, bottom, named = drawn_graph(ARCHITECTURE.read_text(encoding="utf-8"))
+    real = part_graph()
+    top = {"commands", "cli", "__main__"}
+    parts = {part_of(module_name(p)) for p in MODULES} - top - {"__init__"}
+    assert parts <= named, f"parts not in docs/ARCHITECTURE.md's diagram: {parts - named}"
+    missing = [
+        f"{source} -> {target}"
+        for source, targets in real.items()
+        if source not in top
+        for target in targets
+        if target not in bottom and target not in reachable(arrows, source)
+    ]
+    assert not missing, f"imports the diagram does not draw: {missing}"
+    invented = [
+        f"{source} -> {target}"
+        for source, targets in arrows.items()
+        for target in targets
+        if target not in real.get(source, set())
+    ]
+    assert not invented, f"arrows with no import behind them: {invented}"
+
+
+def test_the_diagram_reader_sees_arrows_and_the_bottom_row():
+    text = "### Imports go one way\n\n```\na ──> b, c          d ──> e\nb  (nothing)\n"
+    text += "c, e   (bottom: the standard library)\n```\n"
+    arrows, bottom, named = drawn_graph(text)
+    assert arrows == {"a": {"b", "c"}, "d": {"e"}}
+    assert bottom == {"c", "e"} and named == {"a", "b", "c", "d", "e"}
+    assert reachable({"a": {"b"}, "b": {"c"}}, "a") == {"b", "c"}
