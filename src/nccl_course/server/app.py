@@ -42,6 +42,8 @@ type) gets the same shape, 422. Bodies are bounded per route before they are par
 verification, starting an attempt, resending a confirmation link and the admin routes are
 rate-limited per client address
 before their bodies are read (``nccl_course.server.ratelimit``: 429 with ``Retry-After``).
+Every body, request and answer, is a model of ``nccl_course.server.api_models``, which
+``app.openapi()`` describes (the public server does not serve the document).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from nccl_course.i18n.interface import translator
 from nccl_course.i18n.languages import LANGUAGES
 from nccl_course.issuing.credentials import CredentialDesk
 from nccl_course.issuing.verifier import VerifierPool
+from nccl_course.server.api_models import with_request_schemas
 from nccl_course.server.mailer import Mailer
 from nccl_course.server.ratelimit import RateLimiter
 from nccl_course.server.routes import admin, attempts, credentials, email, pages, share, status
@@ -231,6 +234,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.include_router(admin.router)
     app.include_router(status.router)
     pages.mount_book(app, settings)  # last: it catches every other path
+    with_request_schemas(app)  # the bodies the routes read themselves, in app.openapi()
     return app
 
 

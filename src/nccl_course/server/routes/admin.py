@@ -8,27 +8,23 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
-from nccl_course.server.routes.body import ADMIN_BODY, documented, read_object, text_field
+from nccl_course.server.api_models import RevocationRequest, Revoked, refusals
+from nccl_course.server.routes.body import ADMIN_BODY, documented, read_model
 from nccl_course.server.routes.deps import AdminToken, ServiceDep, ok
 
 router = APIRouter(prefix="/exam/api/admin")
 
-REVOCATION = {
-    "type": "object",
-    "properties": {
-        "credential_id": {"type": "string", "minLength": 1, "maxLength": 200},
-        "reason": {"type": "string", "maxLength": 2000},
-    },
-    "required": ["credential_id"],
-}
 
-
-@router.post("/revoke", openapi_extra=documented(REVOCATION))
+@router.post(
+    "/revoke",
+    response_model=Revoked,
+    responses=refusals(403, 404, 413, 422, 429),
+    openapi_extra=documented(RevocationRequest),
+)
 async def revoke(request: Request, _admin: AdminToken, service: ServiceDep):
     """``{credential_id, reason}``: revoke a credential this server issued."""
-    body = await read_object(request, ADMIN_BODY)
-    credential_id = text_field(body, "credential_id", max_chars=200)
-    reason = text_field(body, "reason", max_chars=2000, required=False)
+    body = await read_model(request, ADMIN_BODY, RevocationRequest)
+    credential_id, reason = body.credential_id, body.reason or ""
     revoked = await run_in_threadpool(service.credentials.revoke, credential_id, reason)
     return ok(
         {

@@ -11,16 +11,20 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
-from nccl_course.exam.errors import Invalid
-from nccl_course.exam.learners import MAX_EMAIL_CHARS, MAX_NAME_CHARS, learner_json
+from nccl_course.exam.learners import learner_json
 from nccl_course.i18n.interface import N_
-from nccl_course.server.routes.body import (
-    ANSWER_BODY,
-    REGISTER_BODY,
-    documented,
-    read_object,
-    text_field,
+from nccl_course.server.api_models import (
+    AnswerRequest,
+    AttemptView,
+    ExamInfo,
+    Overview,
+    Registered,
+    RegistrationPending,
+    RegistrationRequest,
+    SavedAnswer,
+    refusals,
 )
+from nccl_course.server.routes.body import ANSWER_BODY, REGISTER_BODY, documented, read_model
 from nccl_course.server.routes.deps import (
     LearnerToken,
     RegisterLimit,
@@ -34,19 +38,11 @@ from nccl_course.server.routes.language import Language
 
 router = APIRouter(prefix="/exam/api")
 
-REGISTRATION = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
-        "email": {"type": "string", "minLength": 3, "maxLength": MAX_EMAIL_CHARS},
-    },
-    "required": ["name", "email"],
-}
-# A number, a string, or (nested) lists of them; the grader judges the content.
-ANSWER = {"type": "object", "properties": {"response": {}}, "required": ["response"]}
+# ``read_model``'s sentence for an answer without its field, in the interface catalog.
+MISSING_RESPONSE = N_("the field 'response' is required")
 
 
-@router.get("/exam")
+@router.get("/exam", response_model=ExamInfo, responses=refusals(400))
 def exam_info(service: ServiceDep, request: Request, language: Language):
     """The exam's rules and the zones in use, plus any problems found at start (and, for
     another language, the banks whose translation is not complete)."""
@@ -69,7 +65,19 @@ def exam_info(service: ServiceDep, request: Request, language: Language):
     )
 
 
-@router.post("/register", openapi_extra=documented(REGISTRATION))
+REGISTER_ANSWERS = {
+    202: {"model": RegistrationPending, "description": "e-mail confirmation on: a link was sent"},
+    **refusals(400, 409, 413, 422, 429, 503),
+}
+
+
+@router.post(
+    "/register",
+    status_code=201,
+    response_model=Registered,
+    responses=REGISTER_ANSWERS,
+    openapi_extra=documented(RegistrationRequest),
+)
 async def register(
     _limit: RegisterLimit, request: Request, service: ServiceDep, language: Language
 ):
@@ -77,9 +85,8 @@ async def register(
     e-mail confirmation on: 202 and a link mailed to the address in the request's language,
     the same answer whether or not the address is registered
     (``nccl_course.server.confirmations``)."""
-    body = await read_object(request, REGISTER_BODY)
-    name = text_field(body, "name", max_chars=MAX_NAME_CHARS * 4)
-    email = text_field(body, "email", max_chars=MAX_EMAIL_CHARS * 4)
+    body = await read_model(request, REGISTER_BODY, RegistrationRequest)
+    name, email = body.name, body.email
     if service.confirmations is not None:  # the mail is sent from a worker thread
         confirmations = service.confirmations
         return ok(await run_in_threadpool(confirmations.register, name, email, language), 202)
@@ -87,34 +94,46 @@ async def register(
     return ok({"learner": learner_json(learner), "token": token}, 201)
 
 
-@router.get("/me")
+@router.get("/me", response_model=Overview, responses=refusals(401, 422))
 def me(token: LearnerToken, service: ServiceDep):
     return ok(service.attempts.overview(token))
 
 
-@router.post("/attempts")
+@router.post(
+    "/attempts",
+    status_code=201,
+    response_model=AttemptView,
+    responses=refusals(400, 401, 409, 422, 429, 503),
+)
 def start(_limit: StartLimit, token: LearnerToken, service: ServiceDep, language: Language):
     """Start an attempt in the request's language (an open attempt resumes in its own)."""
     return ok(service.attempts.start(token, language), 201)
 
 
-@router.get("/attempts/{attempt_id}")
+@router.get("/attempts/{attempt_id}", response_model=AttemptView, responses=refusals(401, 404, 422))
 def attempt(attempt_id: str, token: LearnerToken, service: ServiceDep):
     return ok(service.attempts.view(token, attempt_id))
 
 
-@router.put("/attempts/{attempt_id}/answers/{index}", openapi_extra=documented(ANSWER))
+@router.put(
+    "/attempts/{attempt_id}/answers/{index}",
+    response_model=SavedAnswer,
+    responses=refusals(401, 404, 409, 413, 422, 503),
+    openapi_extra=documented(AnswerRequest),
+)
 async def save_answer(
     attempt_id: str, index: int, request: Request, token: SignedInToken, writer: WriterDep
 ):
     """``{response}``; acknowledged once the answer is committed (batched with concurrent
     saves). The key is checked before the body is read (``SignedInToken``)."""
-    body = await read_object(request, ANSWER_BODY)
-    if "response" not in body:
-        raise Invalid("missing_field", N_("the field 'response' is required"))
-    return ok(await writer.save_async(token, attempt_id, index, body["response"]))
+    body = await read_model(request, ANSWER_BODY, AnswerRequest)
+    return ok(await writer.save_async(token, attempt_id, index, body.response))
 
 
-@router.post("/attempts/{attempt_id}/submit")
+@router.post(
+    "/attempts/{attempt_id}/submit",
+    response_model=AttemptView,
+    responses=refusals(401, 404, 409, 422, 503),
+)
 def submit(attempt_id: str, token: LearnerToken, service: ServiceDep):
     return ok(service.attempts.submit(token, attempt_id))

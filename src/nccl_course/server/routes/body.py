@@ -7,18 +7,26 @@ reading a byte, and stops reading a body sent without one as soon as it passes t
 ``nccl_course.certs.bounds`` (nesting depth checked without recursion, then the text, refusing
 NaN, Infinity, out-of-range numbers and duplicate keys) and refuses strings that are not
 Unicode text (lone surrogates): 422, with a sentence saying what is wrong. FastAPI's own body
-parsing accepts NaN and Infinity and reads any size, so no route declares a body model.
+parsing accepts NaN and Infinity and reads any size, so no route lets FastAPI read its body:
+``read_model`` validates the parsed object against the route's request model
+(``nccl_course.server.api_models``) and turns the first problem into a 422 in the project's
+own shape (``missing_field``, ``bad_field``), and ``documented`` puts the model in the
+OpenAPI document.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TypeVar
 
 from fastapi import Request
+from pydantic import BaseModel, ValidationError
 
 from nccl_course.certs.bounds import CredentialFormatError, Limits, parse_json
 from nccl_course.exam.errors import Invalid, TooLarge
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -113,26 +121,45 @@ async def read_object(request: Request, limit: BodyLimit) -> dict:
     return value
 
 
-def text_field(
-    body: dict, name: str, *, max_chars: int, required: bool = True, default: str = ""
-) -> str:
-    """``body[name]`` as a string of at most ``max_chars``; Invalid otherwise."""
-    if name not in body or body[name] is None:
-        if required:
-            raise Invalid("missing_field", f"the field {name!r} is required")
-        return default
-    value = body[name]
-    if not isinstance(value, str):
-        raise Invalid("bad_field", f"the field {name!r} must be a string")
-    if len(value) > max_chars:
-        raise Invalid("bad_field", f"the field {name!r} is at most {max_chars:,} characters")
-    return value
+async def read_model(request: Request, limit: BodyLimit, model: type[Model]) -> Model:
+    """The request's JSON object (``read_object``) validated against ``model``; Invalid
+    (422) with the first problem otherwise."""
+    body = await read_object(request, limit)
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise invalid_field(exc, model) from None
 
 
-def documented(schema: dict) -> dict:
+def invalid_field(exc: ValidationError, model: type[BaseModel]) -> Invalid:
+    """The first problem of ``exc`` as the API says it: ``missing_field`` or ``bad_field``,
+    with a sentence that names the field."""
+    error = exc.errors(include_url=False)[0]
+    name = str(error["loc"][0]) if error["loc"] else "body"
+    kind, ctx = error["type"], error.get("ctx") or {}
+    if kind == "missing":
+        return Invalid("missing_field", f"the field {name!r} is required")
+    if kind == "string_type":
+        return Invalid("bad_field", f"the field {name!r} must be a string")
+    if kind == "string_too_long":
+        limit = ctx["max_length"]
+        return Invalid("bad_field", f"the field {name!r} is at most {limit:,} characters")
+    if kind == "string_too_short":
+        limit = ctx["min_length"]
+        return Invalid("bad_field", f"the field {name!r} is at least {limit:,} characters")
+    if kind == "extra_forbidden":
+        return Invalid("bad_field", f"the field {name!r} is not expected here")
+    field = model.model_fields.get(name)
+    what = field.description if field is not None and field.description else error["msg"]
+    return Invalid("bad_field", f"the field {name!r} is not valid: {what}")
+
+
+def documented(model: type[BaseModel]) -> dict:
     """``openapi_extra`` for a route that reads its JSON body itself: the body it takes, for
-    the API's schema (FastAPI does not parse it)."""
-    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+    the API's schema (FastAPI does not parse it; the app adds ``model`` to the document's
+    components: ``nccl_course.server.api_models.add_request_schemas``)."""
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
 
 
 def _too_large(limit: BodyLimit, this: str) -> TooLarge:

@@ -13,15 +13,17 @@ import json
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 
-from nccl_course.certs.share import CREDENTIAL_MEDIA_TYPE, bake_png
+from nccl_course.certs.share import bake_png
 from nccl_course.exam.errors import Invalid, NotFound
 from nccl_course.i18n.interface import N_
 from nccl_course.issuing.credentials import VerificationPlan, credential_summary
+from nccl_course.server.api_models import Credential, Verification, VerifyRequest, refusals
 from nccl_course.server.routes.body import VERIFY_BODY, documented, parse_body, read_body
 from nccl_course.server.routes.deps import (
     NO_STORE,
+    CredentialJSON,
     LearnerToken,
     ServiceDep,
     VerifierDep,
@@ -32,22 +34,40 @@ from nccl_course.server.routes.deps import (
 router = APIRouter(prefix="/exam/api")
 
 
-@router.get("/attempts/{attempt_id}/credential")
+BINARY = {"schema": {"type": "string", "format": "binary"}}
+CERTIFICATE_ANSWERS = {
+    200: {
+        "description": "the certificate (the PNG with the signed credential baked in)",
+        "content": {"application/pdf": BINARY, "image/png": BINARY},
+    },
+    **refusals(401, 404, 409, 422),
+}
+
+
+@router.get(
+    "/attempts/{attempt_id}/credential",
+    response_model=Credential,
+    response_class=CredentialJSON,
+    responses=refusals(401, 404, 409, 422),
+)
 def credential(attempt_id: str, token: LearnerToken, service: ServiceDep):
     """The signed credential of a passed attempt, as a JSON download."""
     issued = service.credentials.for_attempt(token, attempt_id)
     # Open Badges 3.0 sections 5.1 and 5.2: a .json file, media type application/vc+ld+json.
-    return JSONResponse(
+    return CredentialJSON(
         issued.document,
         headers={
             **NO_STORE,
             "Content-Disposition": 'attachment; filename="nccl-course-credential.json"',
         },
-        media_type=CREDENTIAL_MEDIA_TYPE,
     )
 
 
-@router.get("/attempts/{attempt_id}/certificate.{fmt}")
+@router.get(
+    "/attempts/{attempt_id}/certificate.{fmt}",
+    response_class=Response,
+    responses=CERTIFICATE_ANSWERS,
+)
 def certificate(attempt_id: str, fmt: str, token: LearnerToken, service: ServiceDep):
     """The printable certificate, ``.pdf`` or ``.png``, in the language of the attempt."""
     if fmt not in ("pdf", "png"):
@@ -100,11 +120,12 @@ def plan_verification(data: bytes, service) -> tuple[dict, bytes, VerificationPl
     return credential, text, service.desk.verification_plan(credential)
 
 
-# A credential (a JSON object), {"credential": {...}}, or {"id": "urn:uuid:..."}.
-VERIFICATION = {"type": "object"}
-
-
-@router.post("/verify", openapi_extra=documented(VERIFICATION))
+@router.post(
+    "/verify",
+    response_model=Verification,
+    responses=refusals(404, 413, 422, 429, 503),
+    openapi_extra=documented(VerifyRequest),
+)
 async def verify(_limit: VerifyLimit, request: Request, service: ServiceDep, verifier: VerifierDep):
     """Verify a pasted/uploaded credential, ``{"credential": {...}}``, or
     ``{"id": "urn:uuid:..."}`` for a credential this server issued (the certificate's QR

@@ -13,6 +13,7 @@ from fastapi import Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
+from nccl_course.certs.share import CREDENTIAL_MEDIA_TYPE
 from nccl_course.exam.errors import Forbidden
 from nccl_course.issuing.verifier import VerifierPool
 from nccl_course.server.ratelimit import RateLimiter, client_address
@@ -26,6 +27,12 @@ NO_STORE = {"Cache-Control": "no-store"}
 def ok(body, status: int = 200) -> JSONResponse:
     """A JSON answer that no cache keeps (every answer carries a learner's own data)."""
     return JSONResponse(body, status_code=status, headers=NO_STORE)
+
+
+class CredentialJSON(JSONResponse):
+    """A verifiable credential as JSON (Open Badges 3.0 sections 5.1 and 5.2)."""
+
+    media_type = CREDENTIAL_MEDIA_TYPE
 
 
 def bearer(authorization: str | None) -> str | None:

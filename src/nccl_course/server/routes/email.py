@@ -14,25 +14,19 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse
 
 from nccl_course.exam.errors import Conflict
 from nccl_course.i18n.interface import N_
+from nccl_course.server.api_models import ConfirmationRequest, Confirmed, LinkSent, refusals
 from nccl_course.server.confirmations import CONFIRM_API, CONFIRM_PAGE, Confirmations
 from nccl_course.server.mailer import Mailer
-from nccl_course.server.routes.body import CONFIRM_BODY, documented, read_object, text_field
+from nccl_course.server.routes.body import CONFIRM_BODY, documented, read_model
 from nccl_course.server.routes.deps import LearnerToken, ResendLimit, ServiceDep, ok
 from nccl_course.server.routes.language import Language
 from nccl_course.server.routes.pages import page
 
 router = APIRouter()
-
-# A link's token (secrets.token_urlsafe(32): 43 characters); anything longer is not one.
-MAX_TOKEN_CHARS = 100
-CONFIRMATION = {
-    "type": "object",
-    "properties": {"token": {"type": "string", "minLength": 1, "maxLength": MAX_TOKEN_CHARS}},
-    "required": ["token"],
-}
 
 
 def _confirmations(service, request: Request) -> Confirmations:
@@ -42,7 +36,12 @@ def _confirmations(service, request: Request) -> Confirmations:
     return Confirmations(service.db, Mailer(request.app.state.settings))
 
 
-@router.post("/exam/api/resend")
+@router.post(
+    "/exam/api/resend",
+    status_code=202,
+    response_model=LinkSent,
+    responses=refusals(400, 401, 409, 422, 429, 503),
+)
 async def resend(_limit: ResendLimit, token: LearnerToken, service: ServiceDep, language: Language):
     """Mail a fresh link to the address of this key's registration, in the request's language
     (the mail is sent from a worker thread; 503 ``mail_failed`` if the SMTP server refuses, and
@@ -52,14 +51,18 @@ async def resend(_limit: ResendLimit, token: LearnerToken, service: ServiceDep, 
     return ok(await run_in_threadpool(service.confirmations.resend, token, language), 202)
 
 
-@router.post(CONFIRM_API, openapi_extra=documented(CONFIRMATION))
+@router.post(
+    CONFIRM_API,
+    response_model=Confirmed,
+    responses=refusals(404, 409, 410, 413, 422, 503),
+    openapi_extra=documented(ConfirmationRequest),
+)
 async def confirm(request: Request, service: ServiceDep):
-    body = await read_object(request, CONFIRM_BODY)
-    token = text_field(body, "token", max_chars=MAX_TOKEN_CHARS)
+    token = (await read_model(request, CONFIRM_BODY, ConfirmationRequest)).token
     confirmations = _confirmations(service, request)
     return ok(await run_in_threadpool(confirmations.confirm, token))
 
 
-@router.get(CONFIRM_PAGE, include_in_schema=False)
+@router.get(CONFIRM_PAGE, response_class=HTMLResponse, include_in_schema=False)
 def confirm_page(request: Request):
     return page(request, "confirm.html")

@@ -114,13 +114,13 @@ def page(request: Request, filename: str) -> HTMLResponse:
     return response
 
 
-@router.get("/exam")
-@router.get("/exam/")
+@router.get("/exam", response_class=HTMLResponse)
+@router.get("/exam/", response_class=HTMLResponse)
 def exam_page(request: Request):
     return page(request, "exam.html")
 
 
-@router.get("/exam/verify")
+@router.get("/exam/verify", response_class=HTMLResponse)
 def verify_page(request: Request):
     return page(request, "verify.html")
 

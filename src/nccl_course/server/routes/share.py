@@ -14,12 +14,17 @@ from fastapi import APIRouter
 from nccl_course.certs.issuer import verify_link
 from nccl_course.certs.share import linkedin_add_url
 from nccl_course.exam.errors import Invalid
+from nccl_course.server.api_models import ShareLinks, refusals
 from nccl_course.server.routes.deps import ServiceDep, VerifyLimit, ok
 
 router = APIRouter(prefix="/exam/api")
 
 
-@router.get("/credentials/{credential_id}/share")
+@router.get(
+    "/credentials/{credential_id}/share",
+    response_model=ShareLinks,
+    responses=refusals(404, 422, 429),
+)
 def share(credential_id: str, _limit: VerifyLimit, service: ServiceDep):
     """The verify page and LinkedIn's Add to Profile link of one credential."""
     if not 0 < len(credential_id) <= 200:

@@ -15,19 +15,37 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from nccl_course.exam.errors import NotFound
-from nccl_course.server.routes.deps import NO_STORE, ServiceDep, ok
+from nccl_course.server.api_models import (
+    DidDocument,
+    Health,
+    NotReady,
+    Ready,
+    StatusListCredential,
+    refusals,
+)
+from nccl_course.server.routes.deps import NO_STORE, CredentialJSON, ServiceDep, ok
 
 log = logging.getLogger("nccl_course.exam")
 router = APIRouter()
 
 
-@router.get("/exam/api/health")
+class DidJSON(JSONResponse):
+    """A DID document (did:web)."""
+
+    media_type = "application/did+json"
+
+
+@router.get("/exam/api/health", response_model=Health)
 async def health(service: ServiceDep):
     """On the event loop (no thread): it answers while threads and workers are busy."""
     return ok({"ok": True, "database": service.db.engine.dialect.name})
 
 
-@router.get("/exam/api/ready")
+@router.get(
+    "/exam/api/ready",
+    response_model=Ready,
+    responses={503: {"model": NotReady, "description": "the database does not answer"}},
+)
 def ready(service: ServiceDep):
     """200 when the database answers (its dialect and schema revision), else 503. A plain
     function: FastAPI runs it in a thread, since the query may wait on the database."""
@@ -47,19 +65,20 @@ def ready(service: ServiceDep):
     return ok({"ok": True, "database": service.db.engine.dialect.name, "schema": revision})
 
 
-@router.get("/.well-known/did.json")
+@router.get("/.well-known/did.json", response_model=DidDocument, response_class=DidJSON)
 def did_document(service: ServiceDep):
     """The issuer's DID document (did:web)."""
-    return JSONResponse(service.desk.did_document(), media_type="application/did+json")
+    return DidJSON(service.desk.did_document())
 
 
-@router.get("/credentials/status/{list_number}")
+@router.get(
+    "/credentials/status/{list_number}",
+    response_model=StatusListCredential,
+    response_class=CredentialJSON,
+    responses=refusals(404, 422),
+)
 def status_list(list_number: int, service: ServiceDep):
     """One of the issuer's status list credentials (revocations)."""
     if list_number not in service.desk.status_list_numbers():
         raise NotFound("no_status_list", f"no status list {list_number}")
-    return JSONResponse(
-        service.desk.status_list_credential(list_number),
-        headers=NO_STORE,
-        media_type="application/vc+ld+json",
-    )
+    return CredentialJSON(service.desk.status_list_credential(list_number), headers=NO_STORE)
