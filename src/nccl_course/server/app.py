@@ -68,6 +68,7 @@ from nccl_course.server.ratelimit import RateLimiter
 from nccl_course.server.routes import admin, attempts, credentials, email, pages, share, status
 from nccl_course.server.routes.deps import NO_STORE
 from nccl_course.server.routes.language import safe_language
+from nccl_course.server.security_headers import SecurityHeaders
 from nccl_course.server.service import ExamService
 from nccl_course.server.settings import Settings
 from nccl_course.store.batching import GroupCommitWriter
@@ -224,6 +225,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.state.limiter = limiter
     app.add_exception_handler(ExamError, exam_error)
     app.add_exception_handler(RequestValidationError, request_error)
+    app.add_middleware(SecurityHeaders, production=settings.production)
 
     app.include_router(pages.router)
     app.state.mathjax_url = pages.mount_static(app, settings)
