@@ -195,8 +195,8 @@ def test_another_issuers_did_document(issuer, credential, tmp_path):
 
 
 def test_did_web_without_its_did_document_is_not_checked(issuer, credential):
-    # Finding (d): this used to be "INVALID" and to suggest an address the course server does
-    # not serve (https://127.0.0.1:8000/...). Without the document the key cannot be checked.
+    # Without the DID document the key cannot be checked: CANNOT CHECK, not INVALID, and no
+    # guessed address to fetch it from.
     result = verify(credential, trusted_issuers=[ISSUER_ID], now=LATER)
     assert result.verdict == CANNOT_CHECK
     key = result.check("key")

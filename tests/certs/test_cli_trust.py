@@ -1,4 +1,4 @@
-"""Finding (d): ``nccl-course cert verify`` says who issued a credential, checks it against the
+"""``nccl-course cert verify`` says who issued a credential, checks it against the
 issuers you trust, says "not checked" for what it could not check (never "status ok" then),
 and exits 0 valid, 1 not valid, 2 usage error, 3 could not check. No test uses the network.
 """

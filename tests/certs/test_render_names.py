@@ -1,4 +1,4 @@
-"""Finding (e): any name prints literally, fits inside the border, in a font that has its
+"""Any name prints literally, fits inside the border, in a font that has its
 glyphs, and a failed drawing leaves no partial file behind."""
 
 from __future__ import annotations

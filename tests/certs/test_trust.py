@@ -1,4 +1,4 @@
-"""Finding (a): a credential signed with a fresh key of one's own must not verify as the course's.
+"""A credential signed with a fresh key of one's own must not verify as the course's.
 
 The verifier takes the set of trusted issuer DIDs and checks the issuer first, before any
 JSON-LD processing; the result names the issuer the credential states and the key that signed.
