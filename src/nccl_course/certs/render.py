@@ -61,6 +61,8 @@ QR_RECT = (0.755, 0.095, 0.17, 0.17 * PAGE_INCHES[0] / PAGE_INCHES[1])  # left, 
 QR_BORDER = 4  # quiet zone, in modules (ISO/IEC 18004 asks for 4)
 INK = "#1b2a41"
 ACCENT = "#76b900"
+#: Centred text drawn as written: no mathtext, no TeX (a name with "$" prints literally).
+CENTRED_TEXT = {"color": INK, "ha": "center", "va": "center", "parse_math": False, "usetex": False}
 OUTER_BORDER = (0.03, 0.04, 0.94, 0.92)  # left, bottom, width, height (figure fraction)
 INNER_BORDER = (0.045, 0.06, 0.91, 0.88)
 MAX_LINK_CHARS = 400  # longer links make QR modules too small to print and scan
@@ -330,7 +332,7 @@ def _fields(credential: dict, verify_url: str, tr) -> _Fields:
 
 def _draw_what_was_achieved(page, renderer, fields: _Fields, tr, language: str) -> None:
     """The upper half: the title, the learner's name, the achievement and the score."""
-    text = {"color": INK, "ha": "center", "va": "center", "parse_math": False, "usetex": False}
+    text = CENTRED_TEXT
     serif, sans = _families(SERIF, serif=True), _families(SANS)
     title = tr(N_("Certificate of Achievement"))
     page.text(0.5, 0.85, title, fontsize=34, weight="bold", **text)
@@ -433,7 +435,7 @@ def _draw_who_issued_it(page, renderer, fields: _Fields, tr) -> None:
 
 def _draw_qr_code(fig, page, link: str, tr) -> None:
     """The QR code of the verify link, lower right, with its caption."""
-    text = {"color": INK, "ha": "center", "va": "center", "parse_math": False, "usetex": False}
+    text = CENTRED_TEXT
     qr_ax = fig.add_axes(QR_RECT)
     qr_ax.set_axis_off()
     qr_ax.imshow(

@@ -48,8 +48,7 @@ def calibration_for(m, preset, *, algo=None, proto=None, nccl_version=None):
 
 
 def run_calibrate(args) -> int:
-    from nccl_course.commands._model_compare import _overrides, choose_preset
-    from nccl_course.cost.measured import read_measurement
+    from nccl_course.commands._model_compare import read_for_model
     from nccl_course.cost.measured.comparison import compare, model_release
     from nccl_course.cost.preset_file import load_preset_file, personal_preset, write_preset_file
 
@@ -58,9 +57,7 @@ def run_calibrate(args) -> int:
             print(f"error: --calibrate and {flag} read different files: give one", file=sys.stderr)
             return 2
     try:
-        m = read_measurement(args.calibrate, collective=args.collective, ranks=args.ranks)
-        preset, notes = choose_preset(args.preset, m)
-        algo, proto, _ = _overrides(args, m)
+        m, preset, notes, algo, proto = read_for_model(args, args.calibrate)
         version = model_release(args.nccl_version, m.nccl_version, [])
         calibration, observations = calibration_for(
             m, preset, algo=algo, proto=proto, nccl_version=version

@@ -103,8 +103,19 @@ def _usage_error(args) -> str | None:
     return None
 
 
-def run_compare(args) -> int:
+def read_for_model(args, path):
+    """(measurement, preset, notes, NCCL_ALGO, NCCL_PROTO) for the file at ``path``: read, the
+    preset chosen (--preset or the GPU names) and the overrides (options, else the run's own);
+    ValueError saying what to give instead."""
     from nccl_course.cost.measured import read_measurement
+
+    m = read_measurement(path, collective=args.collective, ranks=args.ranks)
+    preset, notes = choose_preset(args.preset, m)
+    algo, proto, env_notes = _overrides(args, m)
+    return m, preset, (*notes, *env_notes), algo, proto
+
+
+def run_compare(args) -> int:
     from nccl_course.cost.measured.comparison import compare
 
     problem = _usage_error(args)
@@ -112,16 +123,14 @@ def run_compare(args) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
-        m = read_measurement(args.compare, collective=args.collective, ranks=args.ranks)
-        preset, notes = choose_preset(args.preset, m)
-        algo, proto, env_notes = _overrides(args, m)
+        m, preset, notes, algo, proto = read_for_model(args, args.compare)
         result = compare(
             m,
             preset,
             nccl_version=args.nccl_version,
             algo=algo,
             proto=proto,
-            notes=(*notes, *env_notes),
+            notes=notes,
         )
     except ValueError as exc:  # MeasurementError and the model's refusals alike
         print(f"error: {exc}", file=sys.stderr)
