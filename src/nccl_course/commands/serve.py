@@ -28,39 +28,24 @@ def register(subparsers) -> None:
             "printed to standard output (development); --production refuses to start."
         ),
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument(
-        "--book", type=Path, default=Path("_build/html"), help="built book folder (_build/html)"
+    _add_site_options(
+        parser.add_argument_group("where the server listens and how learners reach it")
     )
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=default_data_dir(),
-        help="folder for the database, issuer keys and admin token (default ./.data)",
-    )
-    parser.add_argument(
-        "--database-url",
-        default=None,
-        help="SQLAlchemy URL, e.g. postgresql://user@host/db (default: $DATABASE_URL, else "
-        "SQLite in the data folder)",
-    )
-    parser.add_argument(
-        "--quizzes", type=Path, default=Path("quizzes"), help="question banks folder (quizzes)"
-    )
-    parser.add_argument(
-        "--blueprint",
-        type=Path,
-        default=None,
-        help="exam blueprint (default: QUIZZES/exam/blueprint.yml)",
-    )
-    parser.add_argument(
+    _add_data_options(parser.add_argument_group("what it serves and where it keeps data"))
+    _add_policy_options(parser.add_argument_group("how it runs the exam"))
+    parser.set_defaults(func=run)
+
+
+def _add_site_options(group) -> None:
+    group.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    group.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    group.add_argument(
         "--public-url",
         default=None,
         help="the URL learners use to reach the server; names the did:web issuer "
         "(default http://HOST:PORT: development, whose credentials say they are local tests)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--production",
         action="store_true",
         default=None,
@@ -68,29 +53,7 @@ def register(subparsers) -> None:
         "credential can be verified elsewhere, and, with e-mail confirmation on, unless "
         "NCCL_COURSE_SMTP_HOST names an SMTP server (also NCCL_COURSE_PRODUCTION=1)",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="worker processes (default 1). With more than one, use PostgreSQL "
-        "(--database-url): every worker, and every host on the same database and a copy of "
-        "the data folder, shares the answers, credentials and status lists through it",
-    )
-    parser.add_argument(
-        "--no-rate-limits",
-        action="store_true",
-        help="no rate limits (also NCCL_COURSE_RATE_LIMITS=off); by default registration, "
-        "verification, starting an attempt and the admin routes are limited per client "
-        "address, counted in the database (shared by workers and hosts)",
-    )
-    parser.add_argument(
-        "--no-email-confirmation",
-        action="store_true",
-        help="learners start attempts without confirming their e-mail address, and an address "
-        "registered twice is refused (409), for a closed class (also "
-        "NCCL_COURSE_EMAIL_CONFIRMATION=off)",
-    )
-    parser.add_argument(
+    group.add_argument(
         "--trust-proxy",
         action="append",
         default=None,
@@ -98,10 +61,61 @@ def register(subparsers) -> None:
         help="a reverse proxy's address (or network) whose X-Forwarded-For names the client, "
         "for the rate limits (repeatable; also NCCL_COURSE_TRUSTED_PROXIES; default none)",
     )
-    parser.add_argument(
+
+
+def _add_data_options(group) -> None:
+    group.add_argument(
+        "--book", type=Path, default=Path("_build/html"), help="built book folder (_build/html)"
+    )
+    group.add_argument(
+        "--data-dir",
+        type=Path,
+        default=default_data_dir(),
+        help="folder for the database, issuer keys and admin token (default ./.data)",
+    )
+    group.add_argument(
+        "--database-url",
+        default=None,
+        help="SQLAlchemy URL, e.g. postgresql://user@host/db (default: $DATABASE_URL, else "
+        "SQLite in the data folder)",
+    )
+    group.add_argument(
+        "--quizzes", type=Path, default=Path("quizzes"), help="question banks folder (quizzes)"
+    )
+    group.add_argument(
+        "--blueprint",
+        type=Path,
+        default=None,
+        help="exam blueprint (default: QUIZZES/exam/blueprint.yml)",
+    )
+
+
+def _add_policy_options(group) -> None:
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (default 1). With more than one, use PostgreSQL "
+        "(--database-url): every worker, and every host on the same database and a copy of "
+        "the data folder, shares the answers, credentials and status lists through it",
+    )
+    group.add_argument(
+        "--no-rate-limits",
+        action="store_true",
+        help="no rate limits (also NCCL_COURSE_RATE_LIMITS=off); by default registration, "
+        "verification, starting an attempt and the admin routes are limited per client "
+        "address, counted in the database (shared by workers and hosts)",
+    )
+    group.add_argument(
+        "--no-email-confirmation",
+        action="store_true",
+        help="learners start attempts without confirming their e-mail address, and an address "
+        "registered twice is refused (409), for a closed class (also "
+        "NCCL_COURSE_EMAIL_CONFIRMATION=off)",
+    )
+    group.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
-    parser.set_defaults(func=run)
 
 
 def run(args) -> int:
