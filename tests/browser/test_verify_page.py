@@ -1,5 +1,5 @@
 """The verify page never presents a failed credential's claims as facts: a credential that is
-NOT VALID (here: signed by an issuer that is not this course) shows its learner and score
+NOT VALID (here: issued by an issuer this course does not trust) shows its learner and score
 greyed and marked "unverified", apart from the verdict, and nothing under the verified
 summary. The server is a real subprocess; the page loads nothing from the network."""
 
@@ -38,7 +38,7 @@ def test_failed_credential_claims_are_shown_as_unverified(offline_page, tmp_path
         page.click("#verify")
         page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
         assert page.inner_text("#verdict") == "NOT VALID"
-        assert "which is not this course" in page.inner_text("#reason")
+        assert "which is not a trusted issuer" in page.inner_text("#reason")
         assert "Mallory" not in page.inner_text("#summary")
         assert page.is_visible("#unverified")
         claims = page.inner_text("#unverified")

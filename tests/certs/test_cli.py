@@ -116,7 +116,7 @@ def test_verify_without_status_list_says_not_checked_and_exits_3(life):
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "status ok" not in proc.stdout
     assert "  not checked  status" in proc.stdout
-    assert proc.stdout.splitlines()[-1].startswith("CANNOT CHECK: status not checked")
+    assert proc.stdout.splitlines()[-1].startswith("CANNOT CHECK: signature ok, status not checked")
     assert "--status-list FILE" in proc.stderr
 
 

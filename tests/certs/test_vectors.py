@@ -120,6 +120,22 @@ def test_a_url_issuer_does_not_vouch_for_an_unpinned_did_key_signer():
     assert result.verdict == "CANNOT CHECK"
     assert result.check("key").status == "not checked"
     assert "is not a DID" in result.check("key").detail
+    # The did:key resolves offline, so the signature is checked all the same.
+    assert result.check("signature").status == "ok"
+    assert result.reason.startswith("signature ok, issuer binding not checked: the issuer ")
+
+
+@pytest.mark.parametrize("trusted", [None, ["did:web:course.example"]])
+def test_a_did_key_signature_is_checked_whoever_is_trusted(trusted):
+    doc = load(RDFC / "signedDataInt.json")
+    result = verify(doc, trusted_issuers=trusted, extra_contexts=VECTORS / "contexts")
+    assert result.check("signature").status == "ok", result.reason
+    assert result.verdict == ("CANNOT CHECK" if trusted is None else "NOT VALID")
+    doc["credentialSubject"]["alumniOf"] = "The School of Examplez"
+    tampered = verify(doc, trusted_issuers=trusted, extra_contexts=VECTORS / "contexts")
+    assert tampered.verdict == "NOT VALID"
+    assert tampered.check("signature").status == "failed"
+    assert tampered.check("signature").detail.startswith("signature does not match")
 
 
 def test_published_credential_without_their_contexts_names_the_missing_url():

@@ -27,6 +27,15 @@ from nccl_course.certs.loader import OfflineDocumentLoader
 from nccl_course.certs.result import CheckFailed, NotChecked
 
 
+class SignerNotBound(NotChecked):
+    """The key check's ``not checked`` when the key is known (a did:key) but nothing binds it
+    to the issuer: the signature can still be checked with :attr:`key`."""
+
+    def __init__(self, key, message: str):
+        super().__init__(message)
+        self.key = key
+
+
 def check_issuer(credential: dict, trusted: frozenset[str] | None) -> str:
     """Check 1: the stated issuer is one of ``trusted``; ``None``: not pinned, not checked."""
     stated = issuer_id(credential)
@@ -38,16 +47,14 @@ def check_issuer(credential: dict, trusted: frozenset[str] | None) -> str:
             "credential is not checked"
         )
     if stated not in trusted:
-        signed_by = signer(credential) or stated
-        claims = []
-        if signed_by != stated:
-            claims.append(f"it states the issuer {stated}")
         named = issuer_name(credential)
-        if named:
-            claims.append(f"it calls its issuer {short(named, 80)}")
-        course = ", ".join(sorted(trusted)) or "none: no issuer is trusted"
-        claims.append(f"this course is {course}")
-        raise CheckFailed(f"signed by {signed_by}, which is not this course ({'; '.join(claims)})")
+        called = f" (named {short(named, 80)})" if named else ""
+        course = ", ".join(sorted(trusted)) or "none"
+        signed_by = signer(credential)
+        by = f"; its proof is signed by {signed_by}" if signed_by and signed_by != stated else ""
+        raise CheckFailed(
+            f"issued by {stated}{called}, which is not a trusted issuer (trusted: {course}){by}"
+        )
     return f"{stated} is a trusted issuer"
 
 
@@ -111,11 +118,13 @@ def check_key(document: dict, keys: Keys, what: str = "", trusted: frozenset[str
         raise CheckFailed(f"{what}{exc}") from None
     if not (issuer or "").startswith("did:"):
         # A URL issuer has no DID document here, so nothing ties the did:key to it: anyone
-        # could sign with a fresh did:key and name that URL. Only a pinned signer counts.
+        # could sign with a fresh did:key and name that URL. Only a pinned signer counts; the
+        # signature itself is still checked (the key is known), and reported apart.
         if trusted is None or method_did not in trusted:
-            raise NotChecked(
-                f"{what}the issuer {issuer} is not a DID, so whether {method_did} is its key "
-                "cannot be checked (pin the signer's DID as a trusted issuer to accept it)"
+            raise SignerNotBound(
+                key,
+                f"{what}the issuer {issuer} is not a DID, so nothing binds the signer "
+                f"{method_did} to it (pin the signer's DID as a trusted issuer to accept it)",
             )
         return key, f"{method}, a trusted signer (the issuer {issuer} is not a DID)"
     if method_did.startswith("did:key:"):

@@ -4,10 +4,12 @@ A verification answers one of three verdicts:
 
 - ``VALID``: every check below is ``ok``;
 - ``NOT VALID``: a check ``failed`` (the first failure is the reason; later checks are then
-  ``not checked``);
+  ``not checked``, except that a did:key signature is still checked after an issuer failure);
 - ``CANNOT CHECK``: nothing failed, but something could not be checked (the issuer was not
-  pinned, the issuer's DID document or the status list was not at hand): the credential may
-  be fine, this verification cannot say so.
+  pinned, the issuer's DID document or the status list was not at hand, the status list is
+  past its ``validUntil``, nothing binds a did:key signer to a URL issuer): the credential may
+  be fine, this verification cannot say so. "signature ok, issuer binding not checked" is
+  such a verdict: the document is intact, but who made it is not established.
 
 The checks, in the order they run (cheap ones first, JSON-LD processing last):
 
@@ -17,17 +19,22 @@ The checks, in the order they run (cheap ones first, JSON-LD processing last):
 1. ``issuer``: the issuer the credential states is one of ``trusted_issuers`` (the course's
    own DIDs). Not pinned (``trusted_issuers=None``): not checked. Anyone can make a key, sign
    a credential and call themselves "nccl-course", so a signature alone proves nothing about
-   *who* issued it: this check comes first, before any JSON-LD processing.
+   *who* issued it: this check comes first. When it fails, only a did:key proof (its key is
+   its identifier: nothing is fetched) goes on to the schema, key and signature checks, so the
+   report still says whether the document is intact.
 2. ``schema``: the VC 2.0 and Open Badges 3.0 required properties, with usable types, and the
    JSON-LD contexts (VC 2.0 first, each one available offline).
 3. ``key``: the proof's verification method is a key of the issuer: the did:key itself, or an
-   ``assertionMethod`` of the issuer's DID document (did:web; not checked without it).
+   ``assertionMethod`` of the issuer's DID document (did:web; not checked without it). A
+   did:key signing for a URL issuer is not bound to it unless that did:key is pinned: the key
+   check is then ``not checked`` (the issuer binding), but the signature is still checked.
 4. ``signature``: DataIntegrityProof, eddsa-rdfc-2022, RDFC-1.0 within its work limits,
    Ed25519 over the hash data.
 5. ``dates``: ``validFrom`` <= now <= ``validUntil`` and the proof's ``expires``.
 6. ``status``: the Bitstring Status List bit, read from a status list credential that is
    itself verified (same issuer, a key of the issuer, a valid signature); not checked when
-   no status list is at hand.
+   no status list is at hand, or when the list is stale (past its ``validUntil``, or older
+   than its ``ttl``) and does not show the credential revoked.
 
 Nothing here uses the network unless the caller passes ``fetch`` (the command line does,
 without ``--offline``).
@@ -80,7 +87,13 @@ from nccl_course.certs.result import (
 )
 from nccl_course.certs.revocation import check_status
 from nccl_course.certs.schema import HASH_FORMAT, OB_CONTEXT, OB_TYPES, check_schema
-from nccl_course.certs.trust import Keys, check_issuer, check_key, check_signature
+from nccl_course.certs.trust import (
+    Keys,
+    SignerNotBound,
+    check_issuer,
+    check_key,
+    check_signature,
+)
 
 # Everything the verifier offers stays importable from here, wherever it is defined.
 __all__ = [
@@ -184,7 +197,11 @@ def verify(
     state: dict = {}
 
     def key_step() -> str:
-        state["key"], detail = check_key(credential, keys, trusted=trusted)
+        try:
+            state["key"], detail = check_key(credential, keys, trusted=trusted)
+        except SignerNotBound as exc:
+            state["key"] = exc.key  # the signature is checked all the same
+            raise
         return detail
 
     def signature_step() -> str:
@@ -212,7 +229,10 @@ def verify(
         ("dates", lambda: _check_dates(credential, now)),
         ("status", status_step),
     )
-    failed = _run_checks(steps, result.checks)
+    # A did:key resolves offline, so its signature is checked even when the issuer is not a
+    # trusted one: the report then says whether the document is intact, apart from who made it.
+    offline_key = (signer(credential) or "").startswith("did:key:")
+    failed = _run_checks(steps, result.checks, after_issuer=offline_key)
     _conclude(result, failed)
     return result
 
@@ -228,29 +248,41 @@ def _credential_object(credential, limits: Limits) -> dict:
     return credential
 
 
-def _run_checks(steps, checks: list) -> Check | None:
+# The checks that still run after the issuer check failed, when the key is a did:key.
+AFTER_ISSUER = ("schema", "key", "signature")
+
+
+def _run_checks(steps, checks: list, after_issuer: bool = False) -> Check | None:
     """Run ``steps`` in order, appending each outcome to ``checks``; after a failure the rest
-    are not checked. The failed check, or None."""
+    are not checked, except :data:`AFTER_ISSUER` after an issuer failure when
+    ``after_issuer`` (their key resolves offline: nothing is fetched). The first failed
+    check, or None."""
     failed: Check | None = None
     for name, step in steps:
-        if failed is not None:
+        go_on = (
+            failed is not None and failed.name == "issuer" and after_issuer and name in AFTER_ISSUER
+        )
+        if failed is not None and not go_on:
             checks.append(Check(name, NOT_CHECKED, AFTER_FAILURE))
             continue
         try:
             checks.append(Check(name, OK, step()))
         except NotChecked as exc:
             checks.append(Check(name, NOT_CHECKED, str(exc)))
-        except CheckFailed as exc:
-            failed = Check(name, FAILED, str(exc))
-            checks.append(failed)
-        except CredentialFormatError as exc:
-            failed = Check(name, FAILED, str(exc))
-            checks.append(failed)
+        except (CheckFailed, CredentialFormatError) as exc:
+            checks.append(Check(name, FAILED, str(exc)))
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
             # A malformed value the earlier checks did not anticipate: still a verdict.
-            failed = Check(name, FAILED, f"malformed {name} data: {type(exc).__name__}: {exc}")
-            checks.append(failed)
+            checks.append(
+                Check(name, FAILED, f"malformed {name} data: {type(exc).__name__}: {exc}")
+            )
+        if failed is None and checks[-1].status == FAILED:
+            failed = checks[-1]
     return failed
+
+
+# What a check that could not run leaves open once the signature is known to hold.
+_UNCHECKED_LABEL = {"key": "issuer binding"}
 
 
 def _conclude(result: VerificationResult, failed: Check | None) -> None:
@@ -262,7 +294,12 @@ def _conclude(result: VerificationResult, failed: Check | None) -> None:
         result.reason = f"{failed.name}: {failed.detail}"
     elif unchecked:
         result.verdict = CANNOT_CHECK
-        result.reason = "; ".join(f"{c.name} not checked: {c.detail}" for c in unchecked)
+        signed = result.check("signature").status == OK
+        parts = [
+            f"{_UNCHECKED_LABEL.get(c.name, c.name) if signed else c.name} not checked: {c.detail}"
+            for c in unchecked
+        ]
+        result.reason = ("signature ok, " if signed else "") + "; ".join(parts)
     else:
         result.verdict = VALID
         result.reason = f"issued by {result.issuer}; " + ", ".join(
