@@ -27,7 +27,7 @@ import re
 import stat
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -36,7 +36,12 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from nccl_course.certs import did as dids
 from nccl_course.certs import eddsa
-from nccl_course.certs.credential import build_credential, status_entry, xsd_datetime
+from nccl_course.certs.credential import (
+    build_credential,
+    parse_datetime,
+    status_entry,
+    xsd_datetime,
+)
 from nccl_course.certs.loader import VC_V2, default_loader
 from nccl_course.certs.multibase import (
     decode_ed25519_private,
@@ -44,7 +49,7 @@ from nccl_course.certs.multibase import (
     encode_ed25519_public,
 )
 from nccl_course.certs.registry import DuplicateCredential, IndexRegistry, SqliteIndexRegistry
-from nccl_course.certs.statuslist import MIN_ENTRIES, encode_bitstring
+from nccl_course.certs.statuslist import MIN_ENTRIES, REFRESH_S, TTL_S, encode_bitstring
 
 # Start a new list before a list gets so full that random draws keep colliding.
 LIST_FILL_LIMIT = MIN_ENTRIES // 2
@@ -303,17 +308,21 @@ class Issuer:
     def status_lists(self) -> list[int]:
         return self.registry.lists() or [1]
 
-    def status_list_credential(self, list_number: int = 1) -> dict:
+    def status_list_credential(self, list_number: int = 1, now: datetime | None = None) -> dict:
         """The signed BitstringStatusListCredential for list ``list_number``.
 
-        Its validFrom and proof time are those of the latest revocation in the list (or of
-        the key), so the same state gives the same document and it can be cached.
+        Its validFrom and proof time are the start of the current :data:`REFRESH_S` period
+        (of ``now``, default the current time), or the latest revocation in the list if later;
+        its ``validUntil`` is :data:`TTL_S` after that, and its ``ttl`` (milliseconds) the
+        same lifetime. The same state in the same period gives the same document, so it can
+        be cached.
         """
         self._refresh_keys()
         rows = self.registry.revoked(list_number)
         revoked = [r[0] for r in rows]
-        stamp = max([r[1] for r in rows], default=self.current_key.created)
-        stamp = max(stamp, self.current_key.created)
+        moment = (now or datetime.now(timezone.utc)).timestamp()
+        period = datetime.fromtimestamp(moment - moment % REFRESH_S, timezone.utc)
+        stamp = max([r[1] for r in rows] + [self.current_key.created, xsd_datetime(period)])
         key = (list_number, tuple(revoked), stamp, self.current_key.number)
         cached = self._status_cache.get(key)
         if cached is not None:
@@ -325,11 +334,13 @@ class Issuer:
             "type": ["VerifiableCredential", "BitstringStatusListCredential"],
             "issuer": self.issuer_id,
             "validFrom": stamp,
+            "validUntil": xsd_datetime(parse_datetime(stamp) + timedelta(seconds=TTL_S)),
             "credentialSubject": {
                 "id": f"{url}#list",
                 "type": "BitstringStatusList",
                 "statusPurpose": "revocation",
                 "encodedList": encode_bitstring(revoked),
+                "ttl": TTL_S * 1000,
             },
         }
         signed = self._sign(unsigned, created=stamp)

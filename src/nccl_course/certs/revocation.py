@@ -1,6 +1,10 @@
 """The ``status`` check: the credential's Bitstring Status List bit (revoked, suspended),
 read from a status list credential that is itself verified: the same issuer, a key of the
-issuer, a valid signature, not expired.
+issuer, a valid signature.
+
+A list past its ``validUntil``, or older than its ``ttl`` (milliseconds from its ``validFrom``,
+Bitstring Status List v1.0), is stale: it still proves a revocation (revocation is final), but
+a clear bit in it proves nothing today, so the check is then ``not checked``.
 
 The status list is taken from those supplied, else fetched when a ``fetch`` is given (HTTPS
 only); otherwise the check is not made.
@@ -8,10 +12,10 @@ only); otherwise the check is not made.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from nccl_course.certs.bounds import STATUS_LIST_LIMITS, CredentialFormatError, check_bounds
-from nccl_course.certs.credential import parse_datetime
+from nccl_course.certs.credential import parse_datetime, xsd_datetime
 from nccl_course.certs.fetch import Fetch, FetchError, fetchable
 from nccl_course.certs.fields import as_list, issuer_id, short
 from nccl_course.certs.loader import VC_V2, OfflineDocumentLoader
@@ -57,7 +61,8 @@ def check_status(
     entries = as_list(credential.get("credentialStatus"))
     if not entries:
         return "the credential has no credentialStatus (it cannot be revoked)"
-    details = []
+    details: list[str] = []
+    stale_lists: list[str] = []
     for entry in entries:
         url = entry["statusListCredential"]
         status_list, source = _status_list_for(url, status_lists, fetch)
@@ -80,18 +85,10 @@ def check_status(
                 raise CheckFailed(f"{what}JSON-LD context {ctx} is not available offline")
         key, _ = check_key(status_list, keys, what=f"{what}its proof: ", trusted=trusted)
         check_signature(status_list, key, loader, what=f"{what}its proof fails: ")
-        # Only expiry: a list published after ``now`` (verifying as of a past date) is fine.
-        until = status_list.get("validUntil")
-        if until:
-            try:
-                expired = now > parse_datetime(until)
-            except ValueError:
-                raise CheckFailed(f"{what}validUntil is not a dateTime") from None
-            if expired:
-                raise CheckFailed(f"{what}the status list expired at {until}; fetch a fresh one")
         subject = status_list.get("credentialSubject")
         if not isinstance(subject, dict):
             raise CheckFailed(f"{what}credentialSubject must be an object")
+        stale = _staleness(status_list, subject, now)
         if subject.get("statusPurpose") != entry["statusPurpose"]:
             raise CheckFailed(
                 f"{what}purpose {short(subject.get('statusPurpose'))} is not "
@@ -109,8 +106,54 @@ def check_status(
             bit = bit_at(bitstring, index)
         except StatusListError as exc:
             raise CheckFailed(f"{what}{exc}") from None
-        if bit:
+        if bit and (entry["statusPurpose"] == "revocation" or not stale):
+            # A revocation is final, so even a stale list proves it; a suspension may have
+            # been lifted since a stale list was signed.
             word = "revoked" if entry["statusPurpose"] == "revocation" else entry["statusPurpose"]
             raise CheckFailed(f"{word}: bit {index} of status list {url} is set")
+        if stale:
+            stale_lists.append(
+                f"{what}{stale}, so it no longer says whether the credential is "
+                "revoked; fetch a fresh one"
+            )
+            continue
         details.append(f"{entry['statusPurpose']} bit {index} of {url} ({source}) is 0")
+    if stale_lists:
+        raise NotChecked("; ".join(stale_lists))
     return "; ".join(details)
+
+
+def _staleness(status_list: dict, subject: dict, now: datetime) -> str | None:
+    """Why the status list is too old to use at ``now`` (past its ``validUntil``, or older than
+    its ``ttl`` in milliseconds counted from its ``validFrom``), or None. Only age counts: a
+    list signed after ``now`` (verifying as of a past date) is fine. CheckFailed for values of
+    the wrong type."""
+    until = status_list.get("validUntil")
+    if until is not None:
+        try:
+            expires = parse_datetime(until)
+        except (TypeError, ValueError):
+            raise CheckFailed(
+                f"validUntil {short(until)} of the status list is not a dateTime"
+            ) from None
+        if now > expires:
+            return f"the status list is stale: it was valid until {until}"
+    ttl = subject.get("ttl")
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+        raise CheckFailed(f"the status list's ttl {short(ttl)} is not a number of milliseconds")
+    since = status_list.get("validFrom")
+    try:
+        start = parse_datetime(since) if since is not None else None
+    except (TypeError, ValueError):
+        raise CheckFailed(
+            f"validFrom {short(since)} of the status list is not a dateTime"
+        ) from None
+    # Past 10**12 ms (31 years) a ttl sets no limit worth the arithmetic (timedelta overflows).
+    if start is not None and ttl <= 10**12 and now > start + timedelta(milliseconds=ttl):
+        return (
+            f"the status list is stale: signed {since}, it lives {ttl:,} ms (ttl), "
+            f"which ended at {xsd_datetime(start + timedelta(milliseconds=ttl))}"
+        )
+    return None

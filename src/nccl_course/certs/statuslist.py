@@ -14,6 +14,14 @@ import zlib
 from nccl_course.certs.multibase import MultibaseError, decode_base64url, encode_base64url
 
 MIN_ENTRIES = 131_072  # 16 KiB of bits
+# A status list credential's lifetime, in seconds: its ``validUntil`` is ``validFrom`` plus
+# this, and its ``ttl`` (milliseconds, in the credentialSubject) says the same to a verifier
+# that caches it. A revocation therefore reaches every verifier within a day, and a saved
+# list stops vouching for a credential a day after it was signed.
+TTL_S = 24 * 3600
+# How often, in seconds, the issuer signs a fresh list even when nothing was revoked, so that
+# a list just fetched is usable for most of TTL_S.
+REFRESH_S = 3600
 # Largest decompressed list accepted: 2 MiB, 16,777,216 entries (a GZIP bomb stops there).
 MAX_LIST_BYTES = 2 * 1024 * 1024
 
