@@ -18,11 +18,12 @@ drawn from the banks in that language (``QuizEngine.banks_for``).
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from nccl_course.exam.attempts import (
@@ -34,16 +35,23 @@ from nccl_course.exam.attempts import (
     summary,
 )
 from nccl_course.exam.banks import QuizEngine
-from nccl_course.exam.blueprint import Blueprint, draw_questions, json_roundtrip
+from nccl_course.exam.blueprint import Blueprint, draw_questions
 from nccl_course.exam.clock import as_utc, utcnow
-from nccl_course.exam.errors import Conflict, Unavailable
+from nccl_course.exam.errors import Conflict, NotFound, Unavailable
 from nccl_course.exam.learners import learner_json, unconfirmed
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.languages import LANGUAGES
 from nccl_course.issuing.credentials import IssuedCredentials
 from nccl_course.store.db import Database
-from nccl_course.store.models import Attempt, AttemptQuestion, IssuedCredential, Learner
-from nccl_course.store.queries import find_attempt, find_learner, questions_and_answers
+from nccl_course.store.models import Attempt, IssuedCredential, Learner
+from nccl_course.store.queries import (
+    answer_rows,
+    find_learner,
+    find_learners_attempt,
+    insert_questions,
+    question_rows,
+    store_grades,
+)
 
 log = logging.getLogger("nccl_course.exam")
 
@@ -75,7 +83,7 @@ class Attempts:
                 .where(Attempt.deadline_at < utcnow() - timedelta(seconds=DEADLINE_GRACE_S))
             ).all()
         for attempt_id in ids:
-            self._close(learner, attempt_id, reason="expired")
+            self._close(learner.id, attempt_id, reason="expired")
         with self.db.read() as session:
             attempts = session.scalars(
                 select(Attempt).where(Attempt.learner_id == learner.id).order_by(Attempt.number)
@@ -106,16 +114,17 @@ class Attempts:
                 "exam_unavailable",
                 N_("the exam has no questions: none of the blueprint's chapter banks exist"),
             )
-        self.overview(token)  # closes an expired open attempt first
         for _ in range(3):
             try:
-                attempt_id = self._start_once(token, language)
+                started = self._start_once(token, language)
                 break
             except IntegrityError:
                 continue  # a concurrent start took the same number: look again
         else:
             raise Conflict("busy", N_("another start is in progress; try again"))
-        return self.view(token, attempt_id)
+        if isinstance(started, str):  # an open attempt resumes
+            return self.view(token, started)
+        return started
 
     def _open_attempt_id(self, session, learner: Learner) -> str | None:
         return session.scalar(
@@ -132,10 +141,11 @@ class Attempts:
         if self.require_confirmed and learner.email_confirmed_at is None:
             raise unconfirmed(learner.email)
         mine = (Attempt.learner_id == learner.id) & (Attempt.exam_id == self.blueprint.exam_id)
-        used = session.scalar(select(func.count()).select_from(Attempt).where(mine))
-        passed = session.scalar(
-            select(func.count()).select_from(Attempt).where(mine, Attempt.passed.is_(True))
-        )
+        used, passed = session.execute(
+            select(func.count(), func.count().filter(Attempt.passed.is_(True)))
+            .select_from(Attempt)
+            .where(mine)
+        ).one()
         if passed:
             raise Conflict("already_passed", N_("you have already passed this exam"))
         if used >= self.blueprint.max_attempts:
@@ -147,15 +157,30 @@ class Attempts:
             )
         return used
 
-    def _start_once(self, token: str | None, language: str) -> str:
+    def _close_expired(self, session, learner: Learner) -> list[str]:
+        """Ids of the learner's open attempts (any exam) whose time ran out."""
+        return session.scalars(
+            select(Attempt.public_id)
+            .where(Attempt.learner_id == learner.id, Attempt.status == "open")
+            .where(Attempt.deadline_at < utcnow() - timedelta(seconds=DEADLINE_GRACE_S))
+        ).all()
+
+    def _start_once(self, token: str | None, language: str) -> str | dict:
+        """The id of the open attempt to resume, or the view of a new one (built from what
+        was just drawn and stored, without reading it back)."""
         with self.db.read() as session:
             learner = find_learner(session, token)
+            expired = self._close_expired(session, learner)
+        for attempt_id in expired:  # an expired open attempt is closed first
+            self._close(learner.id, attempt_id, reason="expired")
+        with self.db.read() as session:
             existing = self._open_attempt_id(session, learner)
             if existing is not None:
                 return existing
             self._check_can_start(session, learner)  # refuse before the costly draw
         # Draw (and render) the questions before taking the write lock: generators and JSON
         # cost milliseconds per question, and every answer save waits while the lock is held.
+        # Each question's JSON is encoded once: stored, and sent in this answer as it is.
         seed = secrets.randbits(63)
         rows = [
             {
@@ -163,8 +188,8 @@ class Attempts:
                 "chapter": drawn.chapter,
                 "question_id": drawn.question_id,
                 "instance_seed": drawn.instance_seed,
-                "public": json_roundtrip(learner_view(drawn.instance.public())),
-                "key": json_roundtrip(drawn.instance.key()),
+                "public": encode_json(learner_view(drawn.instance.public())),
+                "key": encode_json(drawn.instance.key()),
             }
             for drawn in draw_questions(self.blueprint, self.engine.banks_for(language), seed)
         ]
@@ -186,51 +211,63 @@ class Attempts:
                 started_at=now,
                 deadline_at=now + timedelta(seconds=self.blueprint.time_limit_s),
                 language=language,
+                score=None,
+                passed=None,
+                closed_at=None,
             )
             session.add(attempt)
             session.flush()
-            session.execute(
-                insert(AttemptQuestion), [{"attempt_id": attempt.id, **row} for row in rows]
-            )
-            return attempt.public_id
+            insert_questions(session, attempt.id, rows)
+        return self._body(attempt, None, [_Fresh(r) for r in rows], {})
 
     # ---- view -------------------------------------------------------------------------
     def view(self, token: str | None, attempt_id: str) -> dict:
         """What the learner may see of an attempt: while open, the public questions and the
-        saved answers; once closed, the result."""
+        saved answers; once closed, the result. Each question's ``question`` is the stored
+        JSON text (``RawJSON``): ``view_json`` encodes the whole answer."""
         with self.db.read() as session:
-            learner = find_learner(session, token)
-            attempt = find_attempt(session, learner, attempt_id)
-            expired = attempt.status == "open" and past_deadline(attempt.deadline_at)
-        if expired:
-            self._close(learner, attempt_id, reason="expired")
+            attempt = find_learners_attempt(session, token, attempt_id)
+            if attempt.status != "open" or not past_deadline(attempt.deadline_at):
+                return self._read_body(session, attempt)
+        self._close(attempt.learner_id, attempt_id, reason="expired")
         with self.db.read() as session:
-            attempt = find_attempt(session, learner, attempt_id)
-            questions, answers = questions_and_answers(session, attempt)
-            credential = session.scalar(
+            return self._read_body(session, find_learners_attempt(session, token, attempt_id))
+
+    def _read_body(self, session, attempt: Attempt) -> dict:
+        closed = attempt.status != "open"
+        questions = question_rows(session, attempt.id, results=closed)
+        answers = answer_rows(session, attempt.id)
+        # Only a closed (passed) attempt has a credential.
+        credential = (
+            session.scalar(
                 select(IssuedCredential).where(IssuedCredential.attempt_id == attempt.id)
             )
+            if closed
+            else None
+        )
+        return self._body(attempt, credential, questions, answers)
+
+    def _body(self, attempt: Attempt, credential, questions, answers: dict) -> dict:
         body = summary(attempt, credential)
         body["exam"] = {"id": attempt.exam_id, "title": self.blueprint.title}
         body["pass_score"] = self.blueprint.pass_score
+        closed = attempt.status != "open"
         body["remaining_s"] = (
-            max(0.0, (as_utc(attempt.deadline_at) - utcnow()).total_seconds())
-            if attempt.status == "open"
-            else 0.0
+            0.0 if closed else max(0.0, (as_utc(attempt.deadline_at) - utcnow()).total_seconds())
         )
         items = []
         for q in questions:
-            item = {"index": q.position, "chapter": q.chapter, "question": q.public}
+            item = {"index": q.position, "chapter": q.chapter, "question": RawJSON(q.public_json)}
             answer = answers.get(q.position)
             item["response"] = readable_response(answer.response) if answer else None
             item["revision"] = answer.revision if answer else 0
-            if attempt.status != "open":
+            if closed:
                 item["score"] = q.score
                 item["correct"] = q.correct
                 item["feedback"] = q.feedback
             items.append(item)
         body["questions"] = items
-        if attempt.status != "open":
+        if closed:
             body["points"] = attempt.points
             body["max_points"] = attempt.max_points
         return body
@@ -240,35 +277,44 @@ class Attempts:
         """Close and grade the attempt once; later calls change nothing and return the same.
         A passed attempt gets its credential now."""
         with self.db.read() as session:
-            learner = find_learner(session, token)
-            find_attempt(session, learner, attempt_id)
-        self._close(learner, attempt_id, reason="submitted")
-        try:
-            self.credentials.ensure(attempt_id)
-        except Exception:
-            # The grade stands; the credential is issued again on the next download request.
-            log.exception("attempt %s: issuing the credential failed", attempt_id)
+            attempt = find_learners_attempt(session, token, attempt_id)
+        closed = self._close(attempt.learner_id, attempt_id, reason="submitted")
+        if closed is None or closed.passed:  # passed now, or closed before: issue if due
+            try:
+                self.credentials.ensure(attempt_id)
+            except Exception:
+                # The grade stands; the credential is issued again on the next download.
+                log.exception("attempt %s: issuing the credential failed", attempt_id)
         return self.view(token, attempt_id)
 
-    def _close(self, learner: Learner, attempt_id: str, *, reason: str) -> bool:
-        """Grade and close an open attempt; returns False (and writes nothing) if it was
-        already closed. The row lock (PostgreSQL) / IMMEDIATE transaction (SQLite) makes
+    def _close(self, learner_id: int, attempt_id: str, *, reason: str) -> Attempt | None:
+        """Grade and close an open attempt and return it; None (and nothing written) if it
+        was already closed. The row lock (PostgreSQL) / IMMEDIATE transaction (SQLite) makes
         concurrent closes of one attempt grade it exactly once."""
         with self.db.write() as session:
-            attempt = find_attempt(session, learner, attempt_id, lock=True)
+            attempt = session.scalar(
+                select(Attempt)
+                .where(Attempt.public_id == attempt_id, Attempt.learner_id == learner_id)
+                .with_for_update()
+            )
+            if attempt is None:
+                raise NotFound("no_attempt", N_("no such attempt for this learner"))
             if attempt.status != "open":
-                return False
+                return None
             late = past_deadline(attempt.deadline_at)
-            questions, answers = questions_and_answers(session, attempt)
+            questions = question_rows(session, attempt.id, keys=True)
+            answers = answer_rows(session, attempt.id)
             language = attempt.language if attempt.language in LANGUAGES else "en"
             tr = translator(language, self.engine.locale_dir)
-            points = 0.0
-            max_points = 0.0
+            grades = []
             for q in questions:
-                answer = answers.get(q.position)
-                q.score, q.correct, q.feedback = self._grade(q, answer, tr)
-                points += q.score
-                max_points += 1.0
+                score, correct, feedback = self._grade(q, answers.get(q.position), tr)
+                grades.append(
+                    {"id": q.id, "score": score, "correct": correct, "feedback": feedback}
+                )
+            store_grades(session, grades)
+            points = sum(g["score"] for g in grades)
+            max_points = float(len(grades))
             attempt.points = points
             attempt.max_points = max_points
             attempt.score = points / max_points if max_points else 0.0
@@ -276,8 +322,44 @@ class Attempts:
             attempt.status = "expired" if (reason == "expired" or late) else "submitted"
             attempt.closed_at = utcnow()
         log.info("attempt %s closed (%s): score %.3f", attempt_id, attempt.status, attempt.score)
-        return True
+        return attempt
 
     def _grade(self, q, answer, tr=None):
         """(score, correct, feedback) for one drawn question (``grade_answer``)."""
         return grade_answer(self.engine, q, answer, tr)
+
+
+class RawJSON(str):
+    """JSON text already encoded (a stored question), sent on as it is by ``view_json``."""
+
+
+class _Fresh:
+    """A question just drawn, with the attributes of a stored question's view row."""
+
+    __slots__ = ("position", "chapter", "public_json")
+
+    def __init__(self, row: dict):
+        self.position = row["position"]
+        self.chapter = row["chapter"]
+        self.public_json = row["public"]
+
+
+def encode_json(value) -> str:
+    """The JSON text stored for a question (and sent as it is): compact, Unicode kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def view_json(body: dict) -> bytes:
+    """An attempt's view (``Attempts.view``/``start``/``submit``) as the JSON bytes of its
+    answer: the questions' stored JSON text is spliced in, not decoded and encoded again;
+    everything else is encoded as the JSON responses are (compact, Unicode kept, no NaN)."""
+    rest = {k: v for k, v in body.items() if k != "questions"}
+    parts = []
+    for item in body.get("questions", ()):
+        fields = {k: v for k, v in item.items() if k != "question"}
+        head = json.dumps(fields, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        question = item["question"]
+        raw = question if isinstance(question, RawJSON) else encode_json(question)
+        parts.append(f'{head[:-1]},"question":{raw}}}')
+    head = json.dumps(rest, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return f'{head[:-1]},"questions":[{",".join(parts)}]}}'.encode()

@@ -8,7 +8,7 @@ This is the one place that turns a learner key into a learner: another learner's
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import JSON, Text, bindparam, cast, insert, select, update
 
 from nccl_course.exam.errors import NotFound, Unauthenticated
 from nccl_course.exam.learners import token_hash, unconfirmed
@@ -61,3 +61,116 @@ def questions_and_answers(session, attempt: Attempt) -> tuple[list, dict]:
         for a in session.scalars(select(Answer).where(Answer.attempt_id == attempt.id))
     }
     return questions, answers
+
+
+def find_learners_attempt(session, token: str | None, attempt_id: str, *, lock=False) -> Attempt:
+    """``find_attempt(find_learner(token), attempt_id)`` in one query when both exist (the
+    common case); the same refusals otherwise (Unauthenticated, ``unconfirmed``, NotFound)."""
+    query = (
+        select(Attempt)
+        .join(Learner, Learner.id == Attempt.learner_id)
+        .where(Learner.token_hash == token_hash(token or ""), Attempt.public_id == attempt_id)
+    )
+    if lock:
+        query = query.with_for_update(of=Attempt)
+    attempt = session.scalar(query) if token else None
+    if attempt is None:
+        learner = find_learner(session, token)
+        return find_attempt(session, learner, attempt_id, lock=lock)
+    return attempt
+
+
+# The drawn questions as stored JSON text: a view sends them on as they are, so a read neither
+# decodes nor encodes them again (``cast`` to text: PostgreSQL's driver would decode JSON).
+_PUBLIC_TEXT = cast(AttemptQuestion.public, Text).label("public_json")
+_VIEW_COLUMNS = (AttemptQuestion.position, AttemptQuestion.chapter, _PUBLIC_TEXT)
+_RESULT_COLUMNS = (AttemptQuestion.score, AttemptQuestion.correct, AttemptQuestion.feedback)
+
+
+def question_rows(session, attempt_pk: int, *, results: bool = False, keys: bool = False):
+    """An attempt's drawn questions in order, as rows: ``position``, ``chapter`` and
+    ``public_json`` (the stored JSON text of what the learner sees); with ``results`` the
+    grade (``score``, ``correct``, ``feedback``); with ``keys`` ``id``, ``question_id`` and the
+    ``key`` (decoded) for grading."""
+    columns = list(_VIEW_COLUMNS)
+    if results:
+        columns += _RESULT_COLUMNS
+    if keys:
+        columns += (AttemptQuestion.id, AttemptQuestion.question_id, AttemptQuestion.key)
+    return session.execute(
+        select(*columns)
+        .where(AttemptQuestion.attempt_id == attempt_pk)
+        .order_by(AttemptQuestion.position)
+    ).all()
+
+
+def answer_rows(session, attempt_pk: int) -> dict:
+    """An attempt's saved answers by question index (rows: ``response``, ``revision``)."""
+    return {
+        row.question_index: row
+        for row in session.execute(
+            select(Answer.question_index, Answer.response, Answer.revision).where(
+                Answer.attempt_id == attempt_pk
+            )
+        )
+    }
+
+
+def insert_questions(session, attempt_pk: int, rows: list[dict]) -> None:
+    """Store an attempt's drawn questions (rows of ``position``, ``chapter``, ``question_id``,
+    ``instance_seed``, ``public`` and ``key``); ``public`` and ``key`` are JSON text already
+    (encoded once: the same text the start's answer carries)."""
+    public, key = bindparam("q_public", type_=Text), bindparam("q_key", type_=Text)
+    if session.get_bind().dialect.name == "postgresql":
+        public, key = cast(public, JSON), cast(key, JSON)
+    statement = insert(AttemptQuestion.__table__).values(
+        attempt_id=bindparam("q_attempt"),
+        position=bindparam("q_position"),
+        chapter=bindparam("q_chapter"),
+        question_id=bindparam("q_question_id"),
+        instance_seed=bindparam("q_seed"),
+        public=public,
+        key=key,
+    )
+    session.execute(
+        statement,
+        [
+            {
+                "q_attempt": attempt_pk,
+                "q_position": row["position"],
+                "q_chapter": row["chapter"],
+                "q_question_id": row["question_id"],
+                "q_seed": row["instance_seed"],
+                "q_public": row["public"],
+                "q_key": row["key"],
+            }
+            for row in rows
+        ],
+    )
+
+
+def store_grades(session, grades: list[dict]) -> None:
+    """Each graded question's ``score``, ``correct`` and ``feedback`` (rows of ``id``,
+    ``score``, ``correct``, ``feedback``), in one executemany."""
+    table = AttemptQuestion.__table__
+    statement = (
+        update(table)
+        .where(table.c.id == bindparam("g_id"))
+        .values(
+            score=bindparam("g_score"),
+            correct=bindparam("g_correct"),
+            feedback=bindparam("g_feedback"),
+        )
+    )
+    session.execute(
+        statement,
+        [
+            {
+                "g_id": g["id"],
+                "g_score": g["score"],
+                "g_correct": g["correct"],
+                "g_feedback": g["feedback"],
+            }
+            for g in grades
+        ],
+    )

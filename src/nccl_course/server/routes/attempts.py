@@ -24,6 +24,7 @@ from nccl_course.server.api_models import (
     SavedAnswer,
     refusals,
 )
+from nccl_course.server.attempts import view_json
 from nccl_course.server.routes.body import ANSWER_BODY, REGISTER_BODY, documented, read_model
 from nccl_course.server.routes.deps import (
     LearnerToken,
@@ -33,6 +34,7 @@ from nccl_course.server.routes.deps import (
     StartLimit,
     WriterDep,
     ok,
+    ok_encoded,
 )
 from nccl_course.server.routes.language import Language
 
@@ -107,12 +109,12 @@ def me(token: LearnerToken, service: ServiceDep):
 )
 def start(_limit: StartLimit, token: LearnerToken, service: ServiceDep, language: Language):
     """Start an attempt in the request's language (an open attempt resumes in its own)."""
-    return ok(service.attempts.start(token, language), 201)
+    return ok_encoded(view_json(service.attempts.start(token, language)), 201)
 
 
 @router.get("/attempts/{attempt_id}", response_model=AttemptView, responses=refusals(401, 404, 422))
 def attempt(attempt_id: str, token: LearnerToken, service: ServiceDep):
-    return ok(service.attempts.view(token, attempt_id))
+    return ok_encoded(view_json(service.attempts.view(token, attempt_id)))
 
 
 @router.put(
@@ -136,4 +138,4 @@ async def save_answer(
     responses=refusals(401, 404, 409, 422, 503),
 )
 def submit(attempt_id: str, token: LearnerToken, service: ServiceDep):
-    return ok(service.attempts.submit(token, attempt_id))
+    return ok_encoded(view_json(service.attempts.submit(token, attempt_id)))

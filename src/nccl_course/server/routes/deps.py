@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from nccl_course.certs.share import CREDENTIAL_MEDIA_TYPE
 from nccl_course.exam.errors import Forbidden
@@ -27,6 +27,11 @@ NO_STORE = {"Cache-Control": "no-store"}
 def ok(body, status: int = 200) -> JSONResponse:
     """A JSON answer that no cache keeps (every answer carries a learner's own data)."""
     return JSONResponse(body, status_code=status, headers=NO_STORE)
+
+
+def ok_encoded(content: bytes, status: int = 200) -> Response:
+    """``ok`` for a body already encoded as JSON bytes."""
+    return Response(content, status_code=status, headers=NO_STORE, media_type="application/json")
 
 
 class CredentialJSON(JSONResponse):
