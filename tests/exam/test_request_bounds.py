@@ -199,12 +199,15 @@ def test_registrations_with_wrong_fields(client, body):
 
 
 def test_unicode_names_are_welcome(client):
-    for i, name in enumerate(["Ada Lovelace", "李小龙", "محمد", "Zoë 🧮", "\u202eevil"]):
+    # Stored as they print: a direction override is removed (nccl_course.i18n.names).
+    names = {"Ada Lovelace": "Ada Lovelace", "李小龙": "李小龙", "محمد": "محمد"}
+    names |= {"Zoë 🧮": "Zoë 🧮", "\u202eevil": "evil"}
+    for i, (name, stored) in enumerate(names.items()):
         response = client.post(
             "/exam/api/register", json={"name": name, "email": f"u{i}@example.org"}
         )
         assert response.status_code == 201, response.text
-        assert response.json()["learner"]["name"] == name
+        assert response.json()["learner"]["name"] == stored
 
 
 WRONG_ANSWERS = [

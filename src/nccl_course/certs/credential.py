@@ -25,6 +25,7 @@ from nccl_course.certs.bounds import (  # noqa: F401
     parse_json,
 )
 from nccl_course.certs.loader import OB_V3_0_3, VC_V2
+from nccl_course.i18n.names import has_visible_character, printable_text
 
 CREDENTIAL_CONTEXT = [VC_V2, OB_V3_0_3]
 CREDENTIAL_TYPE = ["VerifiableCredential", "OpenBadgeCredential"]
@@ -234,8 +235,9 @@ def build_credential(
     """The unsigned credential. ``score`` is a fraction in [0, 1] (0.85 means 85 %)."""
     if not 0.0 <= float(score) <= 1.0:
         raise ValueError(f"score must be a fraction in [0, 1] (0.85 for 85 %), not {score!r}")
-    if not learner_name.strip():
-        raise ValueError("learner_name is empty")
+    learner_name = printable_text(learner_name)  # the name as every certificate prints it
+    if not has_visible_character(learner_name):
+        raise ValueError("learner_name is empty (or has nothing to print)")
     if "@" not in learner_email:
         raise ValueError(f"learner_email {learner_email!r} is not an e-mail address")
     if achievement is not None:
@@ -271,7 +273,7 @@ def build_credential(
                     "type": "IdentityObject",
                     "identityType": "name",
                     "hashed": False,
-                    "identityHash": learner_name.strip(),
+                    "identityHash": learner_name,
                 },
             ],
             "achievement": achievement,

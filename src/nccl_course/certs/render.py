@@ -5,7 +5,7 @@ id and a QR code (segno) that opens the verify page for this credential. No netw
 code is drawn module by module into an axes whose position is :data:`QR_RECT`, so a test can
 read it back from the PNG.
 
-Text from the credential is drawn literally, whatever it holds:
+Text from the credential is drawn literally, as the name rule prints it (``i18n.names``):
 
 - no mathtext and no TeX (``parse_math=False``, ``usetex=False``): ``$\\frac{A}{B}$`` prints as
   typed, and ``$\\fakecommand{x}$`` cannot make the drawing fail;
@@ -54,6 +54,7 @@ from nccl_course.certs.credential import (
 )
 from nccl_course.certs.issuer import verify_link
 from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.names import isolated, printable_name, printable_text
 from nccl_course.i18n.numbers import localize_decimals
 
 PAGE_INCHES = (11.69, 8.27)  # A4 landscape
@@ -311,7 +312,8 @@ def _fields(credential: dict, verify_url: str, tr) -> _Fields:
     link = verify_link(verify_url, credential_id)
     if len(link) > MAX_LINK_CHARS:
         raise CredentialFormatError("the credential id is too long to print as a QR code")
-    name = learner_name(credential) or tr(N_("(name not in credential)"))
+    # A foreign credential's text may hold a BOM (stops the PDF writer) or a bidi override.
+    name = printable_name(learner_name(credential)) or tr(N_("(name not in credential)"))
     subject = credential.get("credentialSubject")
     subject = (subject[0] if subject else {}) if isinstance(subject, list) else subject
     achievement = (subject.get("achievement") or {}).get("name") or credential.get("name") or ""
@@ -320,10 +322,10 @@ def _fields(credential: dict, verify_url: str, tr) -> _Fields:
     issuer_name = (issuer.get("name") if isinstance(issuer, dict) else None) or issuer_id
     return _Fields(
         name=name,
-        achievement=achievement,
-        issuer_name=issuer_name,
-        issuer_id=issuer_id,
-        credential_id=credential_id,
+        achievement=printable_text(achievement),
+        issuer_name=printable_text(issuer_name),
+        issuer_id=printable_text(issuer_id),
+        credential_id=printable_text(credential_id),
         when=date_text(parse_datetime(credential["validFrom"]), tr),
         score=_score(credential),
         link=link,
@@ -457,7 +459,7 @@ def _draw_qr_code(fig, page, link: str, tr) -> None:
 
 def _save_options(suffix: str, fields: _Fields, tr) -> dict:
     """Matplotlib's savefig options for a .pdf or .png, with the document's metadata."""
-    title = tr(N_("Certificate: {name}"), name=fields.name)
+    title = tr(N_("Certificate: {name}"), name=isolated(fields.name))
     metadata = {"Title": title, "Subject": fields.credential_id}
     if suffix == ".pdf":
         metadata.update({"Keywords": fields.link, "Creator": "nccl-course", "CreationDate": None})

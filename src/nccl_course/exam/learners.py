@@ -2,7 +2,8 @@
 
 A learner registers with a name and an email and gets a learner key, shown once; the server
 keeps only its SHA-256 (``token_hash``). A name and an address are checked and normalised here
-(``checked_identity``, ``normalise_email``) before anything stores them.
+(``checked_identity``, ``normalise_email``) before anything stores them: a name is stored as it
+prints (``nccl_course.i18n.names``), and one with nothing left to print is refused.
 
 With e-mail confirmation on (``nccl_course.server.confirmations``), a registration first holds
 a key that is not yet a learner's: every learner route then answers 403 ``email_unconfirmed``
@@ -18,6 +19,7 @@ import unicodedata
 
 from nccl_course.exam.errors import Forbidden, Invalid
 from nccl_course.i18n.interface import N_
+from nccl_course.i18n.names import has_visible_character, printable_text
 
 MAX_NAME_CHARS = 200
 MAX_EMAIL_CHARS = 320
@@ -56,13 +58,24 @@ def learner_json(learner) -> dict:
 
 
 def checked_identity(name: str, email: str) -> tuple[str, str]:
-    """A name and a normalised address fit to store; ``Invalid`` otherwise."""
-    name = (name or "").strip()
-    email = normalise_email(email or "")
-    if not name or len(name) > MAX_NAME_CHARS:
-        raise Invalid("bad_name", N_("a name of 1 to {max} characters"), max=MAX_NAME_CHARS)
-    if any(unicodedata.category(c) == "Cc" for c in name + email):
+    """A name fit to print and a normalised address, both fit to store; ``Invalid``
+    otherwise. The name is :func:`nccl_course.i18n.names.printable_text` of what was typed (the
+    rule every certificate applies again when it prints a name), and must keep something to
+    read."""
+    raw_name, email = name or "", normalise_email(email or "")
+    if any(unicodedata.category(c) == "Cc" for c in raw_name + email):
         raise Invalid("bad_text", N_("a name and an email without control characters"))
+    name = printable_text(raw_name)
+    if not has_visible_character(name):
+        raise Invalid(
+            "bad_name",
+            N_(
+                "the name has nothing to print: type it with letters or digits (invisible "
+                "characters such as byte-order or direction marks are removed)"
+            ),
+        )
+    if len(name) > MAX_NAME_CHARS:
+        raise Invalid("bad_name", N_("a name of 1 to {max} characters"), max=MAX_NAME_CHARS)
     if (
         not 3 <= len(email) <= MAX_EMAIL_CHARS
         or email.count("@") != 1

@@ -42,6 +42,7 @@ from nccl_course.exam.clock import as_utc, utcnow
 from nccl_course.exam.errors import Conflict, NotFound
 from nccl_course.i18n.interface import N_
 from nccl_course.i18n.languages import LANGUAGES
+from nccl_course.i18n.names import printable_text
 from nccl_course.issuing import status_registry
 from nccl_course.issuing.status_registry import DatabaseIndexRegistry
 from nccl_course.store.data_dir import CERTIFICATE_DIR, ISSUERS_DIR
@@ -374,10 +375,14 @@ def local_test_achievement(achievement: dict, issuer_did: str) -> dict:
 
 
 def _text(value, limit: int = 200) -> str | None:
-    """A value of an untrusted document as short text, or None if it is not a scalar."""
+    """A value of an untrusted document as short text fit to print (``i18n.names``: no
+    invisible direction or format characters), or None if it is not a scalar or prints
+    nothing."""
     if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
         return None
-    text = str(value)
+    text = printable_text(str(value))
+    if not text:
+        return None
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 

@@ -46,8 +46,9 @@ function claimRows(claims, credentialId, label) {
     [S("Valid from"), claims.valid_from ? formatValidFrom(claims.valid_from) : null],
     [S("Credential"), credentialId]];
   const tag = label ? `<span class="tag">${escapeHtml(label)}</span> ` : "";
+  // Each value in <bdi>: a right-to-left name cannot reorder the label beside it.
   return rows.filter(([, v]) => v)
-    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${tag}${escapeHtml(v)}</dd>`).join("");
+    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${tag}<bdi>${escapeHtml(v)}</bdi></dd>`).join("");
 }
 
 function showResult(result) {
