@@ -160,6 +160,8 @@ PUBLIC_KEYS = {
     "prompt_format",
     "difficulty",
     "tags",
+    "objective",
+    "skill",
 }
 PUBLIC_BY_TYPE = {
     "single": {"choices"},

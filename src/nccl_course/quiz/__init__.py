@@ -14,6 +14,7 @@ from nccl_course.quiz.banks import bank_paths, load_banks
 from nccl_course.quiz.generators import GENERATORS, Draw
 from nccl_course.quiz.grading import Grade, grade, grade_key, normalize_text
 from nccl_course.quiz.model import TYPES, Bank, BankError, Choice, Question, QuestionInstance
+from nccl_course.quiz.objectives import Objective, Objectives, load_objectives
 from nccl_course.quiz.parsing import load_bank, validate_bank
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "Choice",
     "Draw",
     "Grade",
+    "Objective",
+    "Objectives",
     "Question",
     "QuestionInstance",
     "bank_paths",
@@ -31,6 +34,7 @@ __all__ = [
     "grade_key",
     "load_bank",
     "load_banks",
+    "load_objectives",
     "normalize_text",
     "validate_bank",
 ]

@@ -1,8 +1,9 @@
 """Finding the banks: which files of a quizzes folder are question banks, and loading them all.
 
-A bank is ``quizzes/CHAPTER.yml``; names starting with ``_`` are not banks, and neither is
-anything in a subfolder (the exam blueprint lives in ``quizzes/exam/`` for that reason). Reading
-and validating one bank is ``nccl_course.quiz.parsing``.
+A bank is ``quizzes/CHAPTER.yml``; names starting with ``_`` are not banks (the learning
+objectives, ``quizzes/_objectives.yml``, are read by ``nccl_course.quiz.objectives``), and neither
+is anything in a subfolder (the exam blueprint lives in ``quizzes/exam/`` for that reason).
+Reading and validating one bank is ``nccl_course.quiz.parsing``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nccl_course.quiz.model import Bank, BankError
+from nccl_course.quiz.objectives import folder_objectives
 from nccl_course.quiz.parsing import parse_bank
 
 BANK_DIR_NAME = "quizzes"
@@ -47,9 +49,13 @@ def load_banks(directory="quizzes") -> dict[str, Bank]:
     """Every bank in ``directory``, by chapter id. Raises BankError listing every problem in
     every bank."""
     banks: dict[str, Bank] = {}
-    errors: list[str] = []
-    for path in bank_paths(directory):
-        bank, errs = parse_bank(path)
+    paths = bank_paths(directory)
+    # One read of the objectives for every bank of the folder.
+    objectives, errors = folder_objectives(directory)
+    if errors:
+        raise BankError(errors)
+    for path in paths:
+        bank, errs = parse_bank(path, objectives)
         errors.extend(errs)
         if bank is not None and not errs:
             banks[bank.chapter] = bank

@@ -76,6 +76,11 @@ class Question:
     feedback_incorrect: str = ""
     generator: str | None = None
     options: dict = field(default_factory=dict, hash=False, compare=False)
+    # The learning objective the question tests (``CHAPTER/SLUG``), and the skill it shares
+    # with other questions (``busbw-conversion``), both from quizzes/_objectives.yml; None
+    # for banks in a folder without that file.
+    objective: str | None = None
+    skill: str | None = None
     # The language the text is in, and the translations of what a generator writes (its
     # mistakes' feedback, its descriptive parameters), English -> that language. Set by
     # nccl_course.quiz.translation.translate_bank; the answer and the draw never change.
@@ -230,6 +235,8 @@ class QuestionInstance:
             "prompt_format": "markdown",
             "difficulty": q.difficulty,
             "tags": list(q.tags),
+            "objective": q.objective,
+            "skill": q.skill,
         }
         if q.type in ("single", "multiple"):
             data["choices"] = [c.text for c in self.choices]

@@ -2,12 +2,15 @@
 
 Validation collects every problem it finds and names the file and the question id in each
 message, so a bank author can fix them all at once; it also draws every question (several seeds
-when parameterized) to check that its placeholders and answers work. The format is specified in
+when parameterized) to check that its placeholders and answers work. Where the bank's folder has
+an objectives file (``nccl_course.quiz.objectives``), every question must name one of its
+objectives, and any skill it names must be one of its skills. The format is specified in
 quizzes/README.md.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from pathlib import Path
 
@@ -23,12 +26,13 @@ from nccl_course.quiz.model import (
     Mistake,
     Question,
 )
+from nccl_course.quiz.objectives import Objectives, folder_objectives, objectives_path
 from nccl_course.quiz.units import tolerance, unit_family
 
 # Seeds the validator draws for each parameterized question.
 VALIDATION_SEEDS = range(8)
 
-_COMMON_KEYS = {"id", "type", "prompt", "difficulty", "tags", "explanation"}
+_COMMON_KEYS = {"id", "type", "prompt", "difficulty", "tags", "explanation", "objective", "skill"}
 _TYPE_KEYS = {
     "single": {"choices", "shuffle"},
     "multiple": {"choices", "shuffle"},
@@ -48,12 +52,17 @@ _TYPE_KEYS = {
 }
 
 
-def parse_bank(path: Path) -> tuple[Bank | None, list[str]]:
+def parse_bank(path: Path, objectives: Objectives | None = None) -> tuple[Bank | None, list[str]]:
     """Parse and check a bank file; returns (bank or None, errors). The bank holds only the
-    questions without errors."""
+    questions without errors. ``objectives``: those the questions may name; None reads the
+    objectives file beside the bank, if there is one."""
     path = Path(path)
     where = _display_path(path)
     errors: list[str] = []
+    if objectives is None:
+        objectives, objective_errors = folder_objectives(path.parent)
+        if objective_errors:
+            return None, [f"{where}: {e}" for e in objective_errors]
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -92,6 +101,8 @@ def parse_bank(path: Path) -> tuple[Bank | None, list[str]]:
             seen.setdefault(qid, index)
         q_errors: list[str] = []
         question = _parse_question(rq, chapter, q_errors)
+        if question is not None:
+            q_errors.extend(_objective_errors(question, objectives, path))
         errors.extend(f"{prefix}: {e}" for e in q_errors)
         if question is not None and not q_errors:
             draw_errors = _check_draws(question)
@@ -100,6 +111,32 @@ def parse_bank(path: Path) -> tuple[Bank | None, list[str]]:
                 questions.append(question)
     bank = Bank(chapter=chapter, title=title, questions=tuple(questions), path=path)
     return bank, errors
+
+
+def _objective_errors(q: Question, objectives: Objectives | None, path: Path) -> list[str]:
+    """What is wrong with the question's ``objective`` and ``skill`` against ``objectives``."""
+    file = objectives_path(Path(path).parent).name
+    if objectives is None:
+        named = [f"{k} {v!r}" for k, v in (("objective", q.objective), ("skill", q.skill)) if v]
+        if named:
+            return [f"names {' and '.join(named)}, but the bank's folder has no {file}"]
+        return []
+    errors = []
+    if q.objective is None:
+        errors.append(
+            f"'objective' is missing: name the learning objective it tests, one of the ids in "
+            f"{file} (for example {next(iter(objectives.objectives), 'CHAPTER/SLUG')!r})"
+        )
+    elif q.objective not in objectives:
+        close = difflib.get_close_matches(q.objective, list(objectives.objectives), n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        errors.append(f"unknown objective {q.objective!r}: it is not an id in {file}{hint}")
+    if q.skill is not None and q.skill not in objectives.skills:
+        errors.append(
+            f"unknown skill {q.skill!r}: it is not one of the 'skills' in {file} "
+            f"({', '.join(sorted(objectives.skills))})"
+        )
+    return errors
 
 
 def _display_path(path: Path) -> str:
@@ -183,6 +220,13 @@ def _parse_question(rq, chapter: str, errors: list[str]) -> Question | None:
         errors.append("'tags' must be a non-empty list of strings")
         tags = []
     explanation = _text(rq, "explanation", errors, required=False)
+    references = {}
+    for key in ("objective", "skill"):
+        value = rq.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            errors.append(f"'{key}' must be an id from the objectives file, got {value!r}")
+            value = None
+        references[key] = value.strip() if isinstance(value, str) else None
     fields: dict = {}
     if qtype in ("single", "multiple"):
         fields = _parse_choices(rq, qtype, errors)
@@ -227,6 +271,7 @@ def _parse_question(rq, chapter: str, errors: list[str]) -> Question | None:
         difficulty=int(difficulty),
         tags=tuple(tags),
         explanation=explanation,
+        **references,
         **fields,
     )
 
@@ -411,16 +456,17 @@ def _check_draws(q: Question) -> list[str]:
     return errors
 
 
-def validate_bank(path) -> list[str]:
+def validate_bank(path, objectives: Objectives | None = None) -> list[str]:
     """Every problem in the bank at ``path``, each naming the file and (where it applies) the
-    question id; an empty list when the bank is valid."""
-    _, errors = parse_bank(Path(path))
+    question id; an empty list when the bank is valid. ``objectives`` as for ``parse_bank``."""
+    _, errors = parse_bank(Path(path), objectives)
     return errors
 
 
-def load_bank(path) -> Bank:
-    """Load and validate a bank; raises BankError listing every problem."""
-    bank, errors = parse_bank(Path(path))
+def load_bank(path, objectives: Objectives | None = None) -> Bank:
+    """Load and validate a bank; raises BankError listing every problem. ``objectives`` as
+    for ``parse_bank``."""
+    bank, errors = parse_bank(Path(path), objectives)
     if errors or bank is None:
         raise BankError(errors)
     return bank

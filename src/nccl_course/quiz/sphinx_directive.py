@@ -33,10 +33,11 @@ from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.model import BankError, QuestionInstance
+from nccl_course.quiz.objectives import objectives_path
 from nccl_course.quiz.parsing import load_bank
 from nccl_course.quiz.printed import PRINTED_VARIANTS, printed_seeds
 from nccl_course.quiz.translation import MissingTranslation, catalog_path, translate_bank
-from nccl_course.sphinx_static import serve_static_folder
+from nccl_course.sphinx_static import serve_static_folder, use_page_library
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-quiz.js"
@@ -127,9 +128,12 @@ class QuizDirective(SphinxDirective):
         bank_dir = self.bank_dir()
         path = bank_dir / f"{chapter}.yml"
         if not path.exists():
-            known = ", ".join(sorted(p.stem for p in bank_dir.glob("*.yml")))
+            known = ", ".join(p.stem for p in bank_paths(bank_dir))
             raise self.error(f"quiz: no bank {path} for chapter {chapter!r}; known: {known}")
         self.env.note_dependency(str(path))
+        # The bank is checked against the objectives beside it: a change there re-reads it.
+        if objectives_path(bank_dir).is_file():
+            self.env.note_dependency(str(objectives_path(bank_dir)))
         try:
             bank = self.localized(load_bank(path))
         except BankError as exc:
@@ -425,6 +429,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     serve_static_folder(app, STATIC)
+    use_page_library(app)  # its script uses the library: S(), onReady()
     app.add_js_file(JS_FILE)
     app.add_css_file(CSS_FILE)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
