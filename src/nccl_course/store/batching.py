@@ -86,14 +86,8 @@ class GroupCommitWriter:
                         future.set_exception(Unavailable("retry", "answer not saved; retry"))
 
     def _write(self, batch) -> None:
-        results: list = []
         try:
-            with self.store.db.write() as session:
-                for args, _ in batch:
-                    try:
-                        results.append(self.store.save_in_session(session, *args))
-                    except ExamError as refusal:
-                        results.append(refusal)
+            results = self.store.save_many([args for args, _ in batch])
         except Exception:
             log.warning("answer batch of %d failed; retrying one by one", len(batch))
             for args, future in batch:
