@@ -61,7 +61,7 @@ def life(tmp_path_factory):
 def test_keygen_reports_where_to_publish(life):
     text = life["keygen"].stdout
     assert f"issuer:       {ISSUER_ID}" in text
-    assert "https://127.0.0.1:8000/.well-known/did.json" in text
+    assert "http://127.0.0.1:8000/.well-known/did.json" in text
     assert "http://127.0.0.1:8000/credentials/status/1" in text
     keys = list((life["data"] / "certs").glob("*/keys/key-1.json"))
     assert len(keys) == 1

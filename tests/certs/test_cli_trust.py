@@ -230,7 +230,7 @@ def test_a_did_key_course_is_trusted_from_its_data_folder(files, monkeypatch, ca
 
 def test_without_offline_missing_documents_are_fetched(files, monkeypatch, capsys):
     served = {
-        "https://127.0.0.1:8000/.well-known/did.json": files["did"],
+        "http://127.0.0.1:8000/.well-known/did.json": files["did"],
         "http://127.0.0.1:8000/credentials/status/1": files["status"],
     }
     asked = []

@@ -79,7 +79,7 @@ def test_did_document_shape(fresh):
     assert method["publicKeyMultibase"].startswith("z6Mk")
     assert len(decode_ed25519_public(method["publicKeyMultibase"])) == 32
     assert doc["assertionMethod"] == [method["id"]]
-    assert fresh.did_document_url == "https://127.0.0.1:8000/.well-known/did.json"
+    assert fresh.did_document_url == "http://127.0.0.1:8000/.well-known/did.json"
 
 
 def test_did_web_urls():

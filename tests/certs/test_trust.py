@@ -182,7 +182,7 @@ def test_result_as_dict_is_json_with_every_check(issuer, credential):
 def test_fetch_is_used_only_for_what_was_not_supplied(issuer, credential):
     asked = []
     documents = {
-        "https://127.0.0.1:8000/.well-known/did.json": issuer.did_document(),
+        "http://127.0.0.1:8000/.well-known/did.json": issuer.did_document(),
         "http://127.0.0.1:8000/credentials/status/1": issuer.status_list_credential(),
     }
 

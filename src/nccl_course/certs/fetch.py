@@ -45,6 +45,15 @@ def fetchable(url: str) -> bool:
     return url.startswith("https://") or (url.startswith("http://") and _is_loopback(url))
 
 
+def local_http(url: str) -> str:
+    """``url`` with plain ``http`` when it names this machine (127.0.0.1, localhost, ::1): a
+    course server there serves HTTP (did:web resolution says HTTPS, which such a server does
+    not speak). Any other URL unchanged."""
+    if url.startswith("https://") and _is_loopback(url):
+        return "http://" + url[len("https://") :]
+    return url
+
+
 class _SafeRedirect(urllib.request.HTTPRedirectHandler):
     max_redirections = 3
 

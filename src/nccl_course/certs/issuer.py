@@ -42,6 +42,7 @@ from nccl_course.certs.credential import (
     status_entry,
     xsd_datetime,
 )
+from nccl_course.certs.fetch import local_http
 from nccl_course.certs.loader import VC_V2, default_loader
 from nccl_course.certs.multibase import (
     decode_ed25519_private,
@@ -283,8 +284,11 @@ class Issuer:
 
     @property
     def did_document_url(self) -> str | None:
-        """Where a did:web DID document must be served (None for did:key)."""
-        return dids.did_web_url(self.issuer_id) if self.issuer_id.startswith("did:web:") else None
+        """Where a did:web DID document must be served (None for did:key): HTTPS, or plain
+        HTTP for a server on this machine, where verifiers fetch it (``fetch.local_http``)."""
+        if not self.issuer_id.startswith("did:web:"):
+            return None
+        return local_http(dids.did_web_url(self.issuer_id))
 
     # -- status lists ------------------------------------------------------------------
     def status_list_url(self, list_number: int = 1) -> str:

@@ -21,7 +21,7 @@ from nccl_course.certs import eddsa
 from nccl_course.certs.bounds import DEFAULT_LIMITS, CredentialFormatError, check_bounds
 from nccl_course.certs.canon import CanonicalizationError
 from nccl_course.certs.credential import parse_datetime
-from nccl_course.certs.fetch import Fetch, FetchError
+from nccl_course.certs.fetch import Fetch, FetchError, local_http
 from nccl_course.certs.fields import is_uri, issuer_id, issuer_name, short, signer
 from nccl_course.certs.loader import OfflineDocumentLoader
 from nccl_course.certs.result import CheckFailed, NotChecked
@@ -73,7 +73,7 @@ class Keys:
             return None
         if did not in self.fetched:
             try:
-                url = dids.did_web_url(did)
+                url = local_http(dids.did_web_url(did))
             except ValueError as exc:
                 self.fetched[did] = FetchError(str(exc))
             else:
