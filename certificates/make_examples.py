@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from nccl_course.certs import Issuer, render_certificate
+from nccl_course.certs.render import render_certificate as draw_page
 
 HERE = Path(__file__).resolve().parent / "examples"
 ISSUER_ID = "did:web:127.0.0.1%3A8000"
@@ -46,7 +47,10 @@ def main() -> None:
         write("revoked-credential.json", revoked)
         write("did.json", issuer.did_document())
         write("status-list.json", issuer.status_list_credential())
-        render_certificate(valid, HERE / "certificate.png", VERIFY_URL)
+        # The printable page as drawn, and the same page with the credential baked in (Open
+        # Badges 3.0): the image a wallet imports and `nccl-course cert verify` checks.
+        draw_page(valid, HERE / "certificate.png", VERIFY_URL)
+        render_certificate(valid, HERE / "certificate-baked.png", VERIFY_URL)
 
 
 if __name__ == "__main__":

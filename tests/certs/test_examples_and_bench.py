@@ -7,11 +7,13 @@ import json
 import random
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from nccl_course.certs import verify
+from nccl_course.certs.credential import parse_datetime
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "certificates" / "examples"
@@ -26,14 +28,30 @@ def course() -> list[str]:
     return [load("did.json")["id"]]
 
 
+def published():
+    """When the example status list was signed: the examples are verified as of then, as the
+    list is stale a day later (its validUntil)."""
+    return parse_datetime(load("status-list.json")["validFrom"])
+
+
 def test_example_credential_verifies():
     result = verify(
         load("credential.json"),
         trusted_issuers=course(),
         did_document=load("did.json"),
         status_list=load("status-list.json"),
+        now=published(),
     )
     assert result.ok, result.reason
+    # A day on, the saved list is stale: the credential can no longer be shown VALID with it.
+    later = verify(
+        load("credential.json"),
+        trusted_issuers=course(),
+        did_document=load("did.json"),
+        status_list=load("status-list.json"),
+        now=parse_datetime(load("status-list.json")["validUntil"]) + timedelta(seconds=1),
+    )
+    assert later.verdict == "CANNOT CHECK" and "stale" in later.reason
 
 
 def test_example_revoked_credential_is_revoked():
@@ -43,6 +61,7 @@ def test_example_revoked_credential_is_revoked():
         trusted_issuers=course(),
         did_document=load("did.json"),
         status_list=load("status-list.json"),
+        now=published(),
     )
     index = revoked["credentialStatus"]["statusListIndex"]
     assert result.reason.startswith(f"status: revoked: bit {index} ")
@@ -99,6 +118,7 @@ def test_random_damage_is_rejected_without_crashing(seed):
             trusted_issuers=course(),
             did_document=did_document,
             status_list=status_list,
+            now=published(),
         )
         assert isinstance(result.reason, str) and result.reason
         # Only a change that leaves the signed RDF data identical may pass: wrapping a value

@@ -5,7 +5,7 @@ Public API (used by the exam server):
 - :class:`Issuer` (``load_or_create``, ``issue``, ``did_document``, ``status_list_credential``,
   ``revoke``, ``rotate``);
 - :func:`verify` returning a :class:`VerificationResult`;
-- :func:`render_certificate` (PDF or PNG with a QR code).
+- :func:`render_certificate` (PDF or PNG with a QR code; the PNG with the credential baked in).
 
 Everything works offline: JSON-LD contexts are vendored and the loader refuses other URLs.
 """
@@ -21,10 +21,16 @@ from nccl_course.certs.verify import VerificationResult, verify
 
 
 def render_certificate(credential: dict, out_path: Path, verify_url: str) -> Path:
-    """Draw the printable certificate (PDF for .pdf, PNG for .png); see certs.render."""
+    """Draw the printable certificate (PDF for .pdf, PNG for .png); see certs.render. A PNG
+    also carries the credential, baked as Open Badges 3.0 says (certs.baking), so a wallet
+    can import the image and a verifier can check it."""
+    from nccl_course.certs.baking import bake_file
     from nccl_course.certs.render import render_certificate as _render
 
-    return _render(credential, out_path, verify_url)
+    written = Path(_render(credential, out_path, verify_url))
+    if written.suffix.lower() == ".png":
+        bake_file(written, credential)
+    return written
 
 
 __all__ = [

@@ -45,14 +45,21 @@ def add_verify_parser(sub) -> None:
             "  the issuers in the data folder (--data-dir, $NCCL_COURSE_DATA, or\n"
             "  ~/.local/share/nccl-course); with none of these the issuer is 'not checked'.\n"
             "network: without --offline, a did:web DID document or a status list that was not\n"
-            "  given as a file is fetched over HTTPS (plain HTTP only from this machine, 127.0.0.1\n"
-            "  or localhost), with a 5 s timeout and a size cap; --offline never fetches.\n"
+            "  given as a file is fetched over HTTPS, or plain HTTP from this machine (a course\n"
+            "  server at 127.0.0.1 or localhost), with a 5 s timeout and a size cap; --offline\n"
+            "  never fetches.\n"
             "exit status: 0 VALID, 1 NOT VALID (or a malformed credential), 2 usage error\n"
             "  (bad option, unreadable file), 3 CANNOT CHECK (nothing failed, but something\n"
             "  could not be checked: revocation, the issuer's key, or who the issuer is)."
         ),
     )
-    p.add_argument("file", type=Path, metavar="FILE", help="the credential (JSON)")
+    p.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="the credential: its JSON file, or a PNG with the credential baked in (the "
+        "course's PNG certificate, Open Badges 3.0)",
+    )
     p.add_argument(
         "--issuer",
         dest="trusted",
@@ -117,6 +124,31 @@ def _read_limited(path: Path, what: str, limits=None):
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
     return parse_json(data, limits, what=what)
+
+
+def _read_credential(path: Path):
+    """The credential of a JSON file or of a baked PNG, parsed within the verifier's limits:
+    the limit on a credential's size applies to the JSON, not to the image that carries it.
+    ValueError for a file that cannot be read (a usage problem), CredentialFormatError for a
+    credential outside the limits."""
+    from nccl_course.certs.baking import BakedPngError, read_credential_file
+    from nccl_course.certs.credential import DEFAULT_LIMITS, CredentialFormatError, parse_json
+
+    try:
+        data, baked = read_credential_file(path, DEFAULT_LIMITS.max_bytes)
+    except FileNotFoundError:
+        raise ValueError(f"{path} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    except BakedPngError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    if not baked and len(data) > DEFAULT_LIMITS.max_bytes:
+        # Only the first bytes were read: say what is known, not a made-up size.
+        raise CredentialFormatError(
+            f"{path} has more than {DEFAULT_LIMITS.max_bytes:,} bytes, the limit for a "
+            "credential: give the credential's .json file or the PNG with it baked in"
+        )
+    return parse_json(data, DEFAULT_LIMITS, what="credential")
 
 
 def read_trust_file(path: Path) -> list[str]:
@@ -223,7 +255,7 @@ def run_verify(args) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
-        credential = _read_limited(args.file, "credential")
+        credential = _read_credential(args.file)
         result = verify(
             credential,
             trusted_issuers=trusted,
