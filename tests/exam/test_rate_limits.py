@@ -105,20 +105,20 @@ def test_wrong_admin_tokens_get_429_after_the_limit(tmp_path, quizzes_dir, apps)
         ]
         assert statuses[:failures] == [403] * failures
         assert set(statuses[failures:]) == {429}
-        # once spent, even the right token waits
+        # the right token still gets in (404: no such credential), from the same address
         right = client.post(
             "/exam/api/admin/revoke",
             json={"credential_id": "urn:uuid:x"},
             headers={"Authorization": "Bearer test-admin-token"},
         )
-        assert right.status_code == 429 and int(right.headers["Retry-After"]) >= 1
-    # another address still reaches the token check
+        assert right.status_code == 404
+    # another address gets its own allowance of wrong tokens
     other = client_for(app, "198.51.100.9").post(
         "/exam/api/admin/revoke",
         json={"credential_id": "urn:uuid:x"},
-        headers={"Authorization": "Bearer test-admin-token"},
+        headers={"Authorization": "Bearer wrong"},
     )
-    assert other.status_code == 404
+    assert other.status_code == 403
 
 
 def test_starting_and_verifying_are_limited(tmp_path, quizzes_dir, apps):

@@ -9,10 +9,11 @@ one database counts in the same rows. One increment is one atomic
 lose a count, and a window that has ended starts again at the same statement.
 
 Groups (``DEFAULT_RATE_LIMITS``, keyed by the client's address): ``register``, ``verify``,
-``start`` (starting an attempt), ``admin`` (every admin request) and ``admin_failed`` (admin
-requests with a wrong token; once spent, even the right token waits) and ``resend`` (mailing a
-confirmation link again). A refusal is
-``RateLimited`` (429 with ``Retry-After``). The client's address is ``request.client.host``, or
+``start`` (starting an attempt), ``admin`` (admin requests with the right token),
+``admin_failed`` (admin requests with a wrong token; never applied to the right one:
+``nccl_course.server.admin_access``) and ``resend`` (mailing a confirmation link again). A
+refusal is ``RateLimited`` (429 with ``Retry-After``), logged as a count per minute
+(``nccl_course.server.refusal_log``), not one line each. The client's address is ``request.client.host``, or
 the ``X-Forwarded-For`` address its proxy names when that proxy is one of
 ``Settings.trusted_proxies``.
 """
@@ -31,6 +32,7 @@ from sqlalchemy import case, delete, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from nccl_course.exam.errors import RateLimited
+from nccl_course.server.refusal_log import RefusalLog
 from nccl_course.server.settings import DEFAULT_RATE_LIMITS, OFF
 from nccl_course.store.db import Database
 from nccl_course.store.models import RateLimitCounter
@@ -42,7 +44,7 @@ WHAT = {
     "register": "registrations",
     "verify": "verifications",
     "start": "attempts started",
-    "admin": "admin requests",
+    "admin": "admin requests",  # with the right token
     "admin_failed": "admin requests with a wrong token",
     "resend": "confirmation mails sent again",
 }
@@ -156,6 +158,8 @@ class RateLimiter:
         self.rules = compile_rules(rules) if enabled else {}
         self.storage = SqlStorage(db)
         self.strategy = FixedWindowRateLimiter(self.storage)
+        # Refusals in the log: one line per minute and kind, with counts per address.
+        self.refusals = RefusalLog(log)
 
     def hit(self, group: str, client: str) -> None:
         for item in self.rules.get(group, ()):
@@ -170,7 +174,7 @@ class RateLimiter:
     def _refusal(self, group: str, item: RateLimitItem, client: str) -> RateLimited:
         reset = self.strategy.get_window_stats(item, group, client).reset_time
         wait = max(1, math.ceil(reset - time.time()))
-        log.warning("rate limit %s (%s) reached by %s", group, item, client)
+        self.refusals.record(f"{WHAT.get(group, group)} over the limit of {item}", client)
         return RateLimited(
             "rate_limited",
             f"too many {WHAT.get(group, 'requests')} from this address (at most {item}); "

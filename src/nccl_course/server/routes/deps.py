@@ -6,7 +6,6 @@ thread pool (they only read the request; the answer-save route is the server's h
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
@@ -14,8 +13,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from nccl_course.certs.share import CREDENTIAL_MEDIA_TYPE
-from nccl_course.exam.errors import Forbidden
 from nccl_course.issuing.verifier import VerifierPool
+from nccl_course.server.admin_access import check_admin_token
 from nccl_course.server.ratelimit import RateLimiter, client_address
 from nccl_course.server.service import ExamService
 from nccl_course.server.settings import Settings
@@ -105,18 +104,12 @@ async def admin_token(
     settings: Annotated[Settings, Depends(get_settings)],
     limiter: Annotated[RateLimiter, Depends(get_limiter)],
 ) -> None:
-    """The admin token, checked before the route reads its body: Forbidden (403) without it.
-    Rate limits first: every admin request counts against ``admin`` and each wrong token
-    against ``admin_failed``; once that is spent, even the right token waits (429)."""
+    """The admin token, checked before the route reads its body (``server.admin_access``):
+    the right token always gets in; a wrong one is Forbidden (403), or RateLimited (429) once
+    its address has spent the ``admin_failed`` limit."""
     client = client_address(request, settings.trusted_proxies)
-    if limiter.enabled:
-        await run_in_threadpool(limiter.hit, "admin", client)
-        await run_in_threadpool(limiter.check, "admin_failed", client)
-    given = (token or "").encode()
-    if not secrets.compare_digest(given, settings.resolved_admin_token().encode()):
-        if limiter.enabled:
-            await run_in_threadpool(limiter.hit, "admin_failed", client)
-        raise Forbidden("forbidden", "the admin token is required")
+    expected = settings.resolved_admin_token()
+    await run_in_threadpool(check_admin_token, token, expected, limiter, client)
 
 
 # The learner key (the same header carries the admin token on admin routes).
