@@ -5,10 +5,14 @@ summary. The server is a real subprocess; the page loads nothing from the networ
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import datetime, timezone
 
+from PIL import Image
+
 from nccl_course.certs import Issuer
+from nccl_course.certs.baking import bake_credential
 from tests.exam.conftest import write_quizzes
 from tests.support.server_process import ServerProcess
 
@@ -36,7 +40,7 @@ def test_failed_credential_claims_are_shown_as_unverified(offline_page, tmp_path
         page.goto(server.url + "/exam/verify")
         page.fill("#credential-text", json.dumps(credential))
         page.click("#verify")
-        page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+        page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
         assert page.inner_text("#verdict") == "NOT VALID"
         assert "which is not a trusted issuer" in page.inner_text("#reason")
         assert "Mallory" not in page.inner_text("#summary")
@@ -48,7 +52,60 @@ def test_failed_credential_claims_are_shown_as_unverified(offline_page, tmp_path
         # not JSON at all: a message, no claims
         page.fill("#credential-text", "{")
         page.click("#verify")
-        page.wait_for_function("/not JSON/.test(document.querySelector('#reason').textContent)")
+        page.wait_for_function(
+            "() => /not JSON/.test(document.querySelector('#reason').textContent)"
+        )
         assert page.is_hidden("#unverified")
+    assert offline_page.external == []
+    assert offline_page.console_errors == []
+
+
+def plain_png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), (250, 250, 250)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_baked_png_is_read_in_the_browser_and_malformed_ones_are_named(offline_page, tmp_path):
+    """The file input takes the certificate's PNG: the page reads the credential out of its
+    openbadgecredential chunk and the server verifies it; a PNG without one, with two, or cut
+    short gets a message of its own."""
+    page = offline_page.page
+    credential = foreign_credential(tmp_path / "elsewhere")
+    baked = bake_credential(plain_png(), credential)
+    itxt = baked.index(b"iTXtopenbadgecredential") - 4
+    chunk = baked[itxt : baked.index(b"IEND") - 4]
+    files = {
+        "baked.png": baked,
+        "plain.png": plain_png(),
+        "twice.png": baked[:itxt] + chunk + baked[itxt:],
+        "cut.png": baked[: len(baked) - 40],
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    server = ServerProcess(
+        tmp_path / "data", quizzes=write_quizzes(tmp_path / "quizzes"), book=tmp_path / "no-book"
+    )
+    with server:
+        page.goto(server.url + "/exam/verify")
+        page.set_input_files("#credential-file", str(tmp_path / "baked.png"))
+        page.wait_for_function("() => document.querySelector('#credential-text').value.length > 0")
+        assert json.loads(page.input_value("#credential-text")) == credential
+        page.click("#verify")
+        page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
+        assert page.inner_text("#verdict") == "NOT VALID"
+        assert "which is not a trusted issuer" in page.inner_text("#reason")
+        assert "Mallory Claims" in page.inner_text("#unverified")
+
+        for name, message in (
+            ("plain.png", "This PNG holds no credential."),
+            ("twice.png", "This PNG holds 2 credentials; Open Badges 3.0 allows one."),
+            ("cut.png", "This PNG is damaged or cut short; download the certificate again."),
+        ):
+            page.set_input_files("#credential-file", str(tmp_path / name))
+            page.wait_for_function(
+                "m => document.querySelector('#reason').textContent.startsWith(m)", arg=message
+            )
+            assert page.input_value("#credential-text") == ""
     assert offline_page.external == []
     assert offline_page.console_errors == []
