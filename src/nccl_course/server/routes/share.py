@@ -15,6 +15,7 @@ from nccl_course.certs.issuer import verify_link
 from nccl_course.certs.share import linkedin_add_url
 from nccl_course.exam.errors import Invalid
 from nccl_course.server.api_models import ShareLinks, refusals
+from nccl_course.server.routes.cors import public
 from nccl_course.server.routes.deps import ServiceDep, VerifyLimit, ok
 
 router = APIRouter(prefix="/exam/api")
@@ -36,4 +37,4 @@ def share(credential_id: str, _limit: VerifyLimit, service: ServiceDep):
         "verify_url": verify_link(verify_url, credential_id),
         "linkedin_url": linkedin_add_url(document, verify_url),
     }
-    return ok(body)
+    return public(ok(body))

@@ -23,6 +23,7 @@ from nccl_course.server.api_models import (
     StatusListCredential,
     refusals,
 )
+from nccl_course.server.routes.cors import public
 from nccl_course.server.routes.deps import NO_STORE, CredentialJSON, ServiceDep, ok
 
 log = logging.getLogger("nccl_course.exam")
@@ -68,7 +69,7 @@ def ready(service: ServiceDep):
 @router.get("/.well-known/did.json", response_model=DidDocument, response_class=DidJSON)
 def did_document(service: ServiceDep):
     """The issuer's DID document (did:web)."""
-    return DidJSON(service.desk.did_document())
+    return public(DidJSON(service.desk.did_document()))
 
 
 @router.get(
@@ -81,4 +82,6 @@ def status_list(list_number: int, service: ServiceDep):
     """One of the issuer's status list credentials (revocations)."""
     if list_number not in service.desk.status_list_numbers():
         raise NotFound("no_status_list", f"no status list {list_number}")
-    return CredentialJSON(service.desk.status_list_credential(list_number), headers=NO_STORE)
+    return public(
+        CredentialJSON(service.desk.status_list_credential(list_number), headers=NO_STORE)
+    )
