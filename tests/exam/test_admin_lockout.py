@@ -58,25 +58,22 @@ def clock(app) -> Clock:
     return clock
 
 
+def client_at(app, address: str) -> TestClient:
+    """A client from ``address``; outside ``with`` the app's lifespan neither starts nor ends
+    (its end writes the refusals still counted)."""
+    return TestClient(app, client=(address, 40000))
+
+
 def revoke(app, address: str, token: str):
-    with TestClient(app, client=(address, 40000)) as client:
-        return client.post(
-            REVOKE,
-            json={"credential_id": "urn:uuid:none"},
-            headers={"Authorization": f"Bearer {token}"},
-        )
+    return client_at(app, address).post(
+        REVOKE,
+        json={"credential_id": "urn:uuid:none"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
 
 
 def wrong_tokens(app, address: str, n: int) -> list:
-    with TestClient(app, client=(address, 40000)) as client:
-        return [
-            client.post(
-                REVOKE,
-                json={"credential_id": "urn:uuid:none"},
-                headers={"Authorization": f"Bearer wrong-{i}"},
-            )
-            for i in range(n)
-        ]
+    return [revoke(app, address, f"wrong-{i}") for i in range(n)]
 
 
 def test_the_right_token_works_after_100_wrong_ones(app):
@@ -105,8 +102,7 @@ def test_a_source_over_the_limit_gets_429_with_retry_after(app):
     # Nearly right is wrong: a prefix, the token with more after it, no token at all.
     for token in (TOKEN[:-1], TOKEN + "x"):
         assert revoke(app, "192.0.2.1", token).status_code == 403
-    with TestClient(app, client=("192.0.2.1", 40000)) as client:
-        assert client.post(REVOKE, json={"credential_id": "x"}).status_code == 403
+    assert client_at(app, "192.0.2.1").post(REVOKE, json={"credential_id": "x"}).status_code == 403
 
 
 def refusal_lines(caplog) -> list[str]:
@@ -152,6 +148,15 @@ def test_refusals_are_logged_as_counts_per_minute(app, clock, caplog):
     clock.now += 61
     assert revoke(app, "203.0.113.7", TOKEN).status_code == 404
     assert refusal_lines(caplog) == []
+
+
+def test_refusals_still_counted_are_logged_when_the_server_stops(app, clock, caplog):
+    caplog.set_level(logging.WARNING, logger="nccl_course.server.ratelimit")
+    with client_at(app, "203.0.113.7"):
+        wrong_tokens(app, "203.0.113.7", 3)
+        assert counted(refusal_lines(caplog), WRONG_TOKEN) == [1]
+        clock.now += 5
+    assert counted(refusal_lines(caplog), WRONG_TOKEN) == [1, 2]
 
 
 def test_a_refusal_line_names_the_busiest_addresses():

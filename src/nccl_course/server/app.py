@@ -209,6 +209,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
         yield
         writer.close()  # answers already queued are committed and acknowledged first
         verifier.close()
+        limiter.refusals.flush()  # refusals counted since the last log line
 
     app = FastAPI(
         title="nccl-course server",
