@@ -186,3 +186,17 @@ def test_a_right_to_left_name_is_isolated_in_a_line_of_text():
     assert isolated("Ada Lovelace") == "Ada Lovelace"
     assert isolated("محمد") == "\u2068محمد\u2069"
     assert isolated("שרה 2") == "\u2068שרה 2\u2069"
+
+
+def test_other_text_of_a_credential_from_elsewhere_prints_cleaned(signed, tmp_path):
+    """The achievement, the issuer's name and the credential id go through the same rule."""
+    hostile = copy.deepcopy(signed)
+    hostile["credentialSubject"]["achievement"]["name"] = "\ufeffNCCL \u202eesruoc"
+    hostile["issuer"]["name"] = "\u2067Evil\u2069 Issuer\ufeff"
+    hostile["id"] = "urn:uuid:\ufeff1234"
+    pdf = render_certificate(hostile, tmp_path / "cert.pdf", VERIFY_URL)
+    render_certificate(hostile, tmp_path / "cert.png", VERIFY_URL)
+    text = squeezed("".join(page.extract_text() for page in PdfReader(pdf).pages))
+    for shown in ("NCCL esruoc", "Evil Issuer", "urn:uuid:1234"):
+        assert squeezed(shown) in text, text
+    assert "\ufeff" not in text and "\u202e" not in text

@@ -5,7 +5,8 @@ write one WARNING line per request: thousands of lines a minute that hide everyt
 fill the disk. :class:`RefusalLog` counts refusals per kind and source address and writes at
 most one WARNING line per kind and interval (``INTERVAL_S``, 60 s): the first refusal after a
 quiet interval at once, later ones as a count, with the addresses that sent the most, in the
-line written when the next refusal comes after the interval has passed.
+line written when the next refusal comes after the interval has passed, or when the server
+stops (``flush``, at the end of the app's lifespan).
 """
 
 from __future__ import annotations
