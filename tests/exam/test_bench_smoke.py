@@ -100,3 +100,75 @@ def test_percentile():
     assert bench.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5) == 3.0
     assert bench.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.99) == pytest.approx(4.96)
     assert bench.percentile([10.0, 0.0], 0.0) == 0.0
+
+
+def test_bench_several_client_processes_read_and_cpu(tmp_path, quizzes_dir, capsys):
+    """--clients 2: the learners are split over two processes; every learner reads its attempt
+    back once; the servers' CPU and the clients' verdict are reported."""
+    bench = load_bench()
+    out = tmp_path / "figures.json"
+    code = bench.main(
+        ["--learners", "6", "--ramp-s", "0.6", "--think-s", "0.1", "--answers", "3",
+         "--per-bank", "2", "--quizzes", str(quizzes_dir), "--clients", "2",
+         "--max-seconds", "60", "--json", str(out)]
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert figures["clients"] == 2
+    assert figures["read_count"] == figures["submit_count"] == figures["submitted_attempts"] == 6
+    assert figures["answer_rows"] == figures["acknowledged_answers"] == 6 * 3
+    assert figures["lost"] == figures["duplicated"] == figures["wrong_revision"] == 0
+    assert figures["server_cpu_s"] > 0 and figures["client_cpu_s"] > 0
+    assert "clients: 2 processes" in printed
+
+
+def test_bench_one_at_a_time_measures_each_request_type(tmp_path, quizzes_dir, capsys):
+    bench = load_bench()
+    out = tmp_path / "figures.json"
+    code = bench.main(
+        ["--one-at-a-time", "4", "--answers", "3", "--per-bank", "2",
+         "--quizzes", str(quizzes_dir), "--json", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    figures = json.loads(out.read_text())["one_at_a_time"]
+    for kind in ("register", "start", "save", "read", "submit"):
+        assert figures[f"{kind}_cpu_ms"] > 0
+    assert "flow mean per request" in capsys.readouterr().out
+
+
+def test_cpu_by_type_recovers_the_cost_of_each_request_type():
+    """The fit of interval CPU to the requests finished in each interval finds the costs it
+    was generated with (a mix that varies: more starts early, more saves later, submits at
+    the end); a register and its start, a read and its submit, are priced as pairs."""
+    bench = load_bench()
+    cost_ms = {"register+start": 6.0, "save": 0.5, "read+submit": 9.0}
+    when = {k: [] for k in bench.KINDS}
+    samples, ns = [(0.0, 0)], 0
+    for i in range(40):
+        t = float(i)
+        mix = {"register+start": max(0, 20 - i), "save": 3 * i % 17 + 1, "read+submit": i // 8}
+        for group, n in mix.items():
+            for kind in group.split("+"):
+                when[kind] += [(t + 0.1, t + 0.5)] * n
+            ns += int(n * cost_ms[group] * 1e6)
+        samples.append((t + 1.0, ns))
+    fitted = bench.cpu_by_type(samples, when)
+    assert fitted == pytest.approx(cost_ms, rel=1e-6)
+
+
+def test_client_verdict_names_a_busy_client():
+    bench = load_bench()
+    busy = {"client_cpu_s": [9.5], "client_wall_s": [10.0], "lags": [0.001] * 100}
+    bound, line = bench.client_verdict(busy, server_cpu_s=2.0)
+    assert bound and "CLIENT-BOUND" in line and "95% of a core" in line
+    idle = {"client_cpu_s": [1.0, 1.2], "client_wall_s": [10.0, 10.0], "lags": [0.001] * 100}
+    bound, line = bench.client_verdict(idle, server_cpu_s=2.0)
+    assert not bound and "not the bottleneck" in line
+
+
+def test_bench_two_servers_need_postgresql(quizzes_dir, capsys):
+    bench = load_bench()
+    with pytest.raises(SystemExit):
+        bench.main(["--servers", "2", "--quizzes", str(quizzes_dir)])
+    assert "PostgreSQL" in capsys.readouterr().err
