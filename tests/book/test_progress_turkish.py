@@ -187,7 +187,7 @@ const bad = [
 ];
 const run = () => bad.map((d) => progress.problem(d)).concat([progress.percent(0.875)]);
 const english = run();
-progress.useStrings(table);
+progress.useStrings({ strings: table });
 process.stdout.write(JSON.stringify({ english, turkish: run() }));
 """
 

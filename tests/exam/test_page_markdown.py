@@ -1,4 +1,4 @@
-"""The exam page's small markdown renderer (static/common.js), run in Node: it escapes HTML
+"""The exam page's small markdown renderer (static/markdown.js), run in Node: it escapes HTML
 (question text must never inject markup), keeps TeX intact for MathJax, renders code."""
 
 from __future__ import annotations
@@ -10,14 +10,19 @@ from pathlib import Path
 
 import pytest
 
-COMMON_JS = Path(__file__).resolve().parents[2] / "src/nccl_course/server/static/common.js"
+from nccl_course.sphinx_static import PAGE_LIBRARY, PAGE_LIBRARY_DIR
+
+MARKDOWN_JS = Path(__file__).resolve().parents[2] / "src/nccl_course/server/static/markdown.js"
+# The page loads the course's library first: markdown.js escapes with its escapeHtml().
+SCRIPTS = (PAGE_LIBRARY_DIR / PAGE_LIBRARY, MARKDOWN_JS)
 
 
 def render(function: str, text: str) -> str:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    script = COMMON_JS.read_text() + f"\nprocess.stdout.write({function}({json.dumps(text)}));\n"
+    source = "\n".join(path.read_text(encoding="utf-8") for path in SCRIPTS)
+    script = source + f"\nprocess.stdout.write({function}({json.dumps(text)}));\n"
     result = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     return result.stdout

@@ -35,7 +35,7 @@ from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.quiz.sphinx_directive import QUESTIONS_ATTRIBUTE
-from nccl_course.sphinx_static import serve_static_folder
+from nccl_course.sphinx_static import serve_static_folder, use_page_library
 
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "nccl-progress.js"
@@ -303,6 +303,7 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("progress", ProgressDirective)
     app.add_directive("progress-continue", ContinueDirective)
     serve_static_folder(app, STATIC)
+    use_page_library(app)  # its script uses the library: S(), onReady()
     app.connect("doctree-read", _record_questions)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

@@ -31,6 +31,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
+from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.narration import audio_store
 from nccl_course.narration.script import (
@@ -42,7 +43,7 @@ from nccl_course.narration.script import (
     translate,
 )
 from nccl_course.narration.voices import voice_for
-from nccl_course.sphinx_static import serve_static_folder
+from nccl_course.sphinx_static import serve_static_folder, use_page_library
 
 logger = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -60,6 +61,15 @@ def clock(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
+PLAY = N_("Play the spoken overview")
+PAUSE = N_("Pause the spoken overview")
+POSITION = N_("{current} of {total}")
+STRINGS_CLASS = "nccl-narration-strings"
+#: What static/nccl-narration.js shows (its S() calls); a translated page carries them in its
+#: language as JSON (<script class="nccl-narration-strings">), read by the course's library.
+PAGE_SCRIPT_STRINGS = (PLAY, PAUSE, POSITION)
+
+
 def player_markup(src: str, duration: float, language: str, credit: str) -> str:
     """The player's HTML in ``language``: the native controls until the script replaces them."""
     tr = translator(language)
@@ -69,12 +79,11 @@ def player_markup(src: str, duration: float, language: str, credit: str) -> str:
         f"{localize_decimals(f'{s:g}', language)}×</option>"
         for s in SPEEDS
     )
-    play, pause = tr(N_("Play the spoken overview")), tr(N_("Pause the spoken overview"))
-    position = tr(N_("{current} of {total}"), current="0:00", total=total)
+    play = tr(PLAY)
+    position = tr(POSITION, current="0:00", total=total)
     return (
-        f'<div class="nccl-narration-player" data-duration="{duration:.1f}"'
-        f' data-label-play="{html.escape(play)}" data-label-pause="{html.escape(pause)}"'
-        f' data-label-position="{html.escape(tr(N_("{current} of {total}")))}">'
+        f'<div class="nccl-narration-player" data-duration="{duration:.1f}">'
+        f"{page_strings(language, PAGE_SCRIPT_STRINGS, STRINGS_CLASS)}"
         f'<audio controls preload="none"><source src="{html.escape(src)}"'
         f' type="{html.escape(audio_store.MIME)}"></audio>'
         f'<div class="nccl-narration-controls" hidden>'
@@ -200,6 +209,7 @@ def _add_assets(app: Sphinx, pagename, templatename, context, doctree) -> None:
 def setup(app: Sphinx) -> dict:
     app.add_directive(DIRECTIVE, NarrationDirective)
     serve_static_folder(app, STATIC)
+    use_page_library(app)  # its script uses the library: S(), onReady()
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("html-page-context", _add_assets)

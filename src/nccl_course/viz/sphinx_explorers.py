@@ -42,7 +42,7 @@ from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
-from nccl_course.sphinx_static import add_static_folders
+from nccl_course.sphinx_static import add_static_folders, use_page_library
 from nccl_course.units import parse_size
 from nccl_course.viz.explorer_data import write_data
 
@@ -209,4 +209,5 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("cost-explorer", CostExplorerDirective)
     app.connect("builder-inited", _write_data)
     app.connect("html-page-context", _add_assets)
+    use_page_library(app)  # nccl-explorers.js uses the library: S(), element(), onReady()
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

@@ -10,12 +10,15 @@
  *     "last": { "doc": docname, "title": page title } or null,
  *     "quiz": { "chapter/question-id": best score, 0 to 1 },
  *     "labs": { docname: ISO time it was marked done } }
- * What the script writes into the page goes through S(): a translated page carries its
- * strings in its language as JSON (<script class="nccl-progress-strings">, written by
- * nccl_course.book.progress); the English keys are the fallback.
- * Also loadable in Node (module.exports) so the validator can be tested alone. */
-(function (root) {
+ * What the script writes into the page goes through S() of the course's library
+ * (nccl-page.js, loaded before this script): a translated page carries these strings in its
+ * language as JSON (<script class="nccl-progress-strings">, written by nccl_course.book.progress).
+ * Also loadable in Node (module.exports, with the library from the source tree) so the
+ * validator can be tested alone. */
+(function (root, page) {
   "use strict";
+
+  var S = page.S;
 
   var KEY = "nccl-course-progress";
   var FORMAT = "nccl-course-progress";
@@ -27,23 +30,6 @@
   var TIME_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
   var TOP_KEYS = ["format", "version", "exported", "visited", "last", "quiz", "labs"];
   var TIME_EXAMPLE = "2026-01-31T12:00:00Z";
-
-  // The page's interface strings in its language; the English keys are the fallback.
-  var STRINGS = {};
-
-  function S(text, fields) {
-    var out = Object.prototype.hasOwnProperty.call(STRINGS, text) ? STRINGS[text] : text;
-    if (fields) {
-      out = out.replace(/\{(\w+)\}/g, function (m, name) {
-        return Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m;
-      });
-    }
-    return out;
-  }
-
-  function useStrings(table) {
-    STRINGS = table && typeof table === "object" ? table : {};
-  }
 
   function empty() {
     return { format: FORMAT, version: VERSION, visited: {}, last: null, quiz: {}, labs: {} };
@@ -120,7 +106,8 @@
     return S("{value} %", { value: Math.round(x * 100) });
   }
 
-  var api = { problem: problem, empty: empty, percent: percent, S: S, useStrings: useStrings, FORMAT: FORMAT, VERSION: VERSION };
+  // useStrings: the library's, so that Node (no page) can set the table ({strings, decimal}).
+  var api = { problem: problem, empty: empty, percent: percent, useStrings: page.useStrings, FORMAT: FORMAT, VERSION: VERSION };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   root.NcclProgress = api;
 
@@ -128,17 +115,6 @@
   if (typeof document === "undefined") return;
 
   var storageWorks = true;
-
-  // The table is in the page's body: read it once the document is parsed.
-  function readStrings() {
-    var table = document.querySelector("script.nccl-progress-strings");
-    if (!table) return;
-    try {
-      useStrings(JSON.parse(table.textContent).strings);
-    } catch (err) {
-      useStrings({});
-    }
-  }
 
   function load() {
     var text = null;
@@ -370,7 +346,6 @@
   }
 
   function init() {
-    readStrings();
     recordVisit();
     initLabControl();
     initContinue();
@@ -378,6 +353,6 @@
     document.addEventListener("nccl-quiz-graded", onGraded);
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
-})(typeof window !== "undefined" ? window : globalThis);
+  page.onReady(init);
+})(typeof window !== "undefined" ? window : globalThis,
+  typeof module !== "undefined" && module.exports ? require("../../static/nccl-page.js") : window);

@@ -2,8 +2,10 @@
  *
  * The page carries an <audio controls> element, so the overview plays without this script.
  * With it, the browser's controls give way to the course's: a play/pause button, a position
- * slider (arrow keys move a second), the time, and a speed menu. Labels come from data-* attributes
- * the build wrote in the page's language. Nothing plays until the reader asks (no autoplay).
+ * slider (arrow keys move a second), the time, and a speed menu. Its labels go through S() of
+ * the course's library (nccl-page.js, loaded before this script): a translated page carries them
+ * in its language as JSON (<script class="nccl-narration-strings">). Nothing plays until the
+ * reader asks (no autoplay).
  */
 (function () {
   "use strict";
@@ -12,10 +14,6 @@
     var whole = Math.max(0, Math.round(seconds || 0));
     var s = whole % 60;
     return Math.floor(whole / 60) + ":" + (s < 10 ? "0" : "") + s;
-  }
-
-  function fill(template, current, total) {
-    return template.replace("{current}", current).replace("{total}", total);
   }
 
   function setUp(player) {
@@ -44,7 +42,7 @@
       if (!dragging) seek.value = String(Math.floor(now));
       seek.setAttribute(
         "aria-valuetext",
-        fill(player.getAttribute("data-label-position"), clock(now), clock(totalSeconds()))
+        S("{current} of {total}", { current: clock(now), total: clock(totalSeconds()) })
       );
     }
 
@@ -52,7 +50,7 @@
       var playing = !audio.paused && !audio.ended;
       button.setAttribute(
         "aria-label",
-        player.getAttribute(playing ? "data-label-pause" : "data-label-play")
+        playing ? S("Pause the spoken overview") : S("Play the spoken overview")
       );
       button.classList.toggle("nccl-narration-playing", playing);
       icon.textContent = playing ? "❚❚" : "▶";
@@ -97,9 +95,5 @@
     for (var i = 0; i < players.length; i++) setUp(players[i]);
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  onReady(start);
 })();

@@ -1,31 +1,21 @@
 /* Practice quizzes in the book: grading mirrors nccl_course.quiz.grading rule for rule
  * (quizzes/README.md). The answer key of each question variant is the JSON in its
  * <script class="nccl-quiz-key">; feedback texts are hidden blocks [data-fb] in the page.
- * No network, no kernel. Also loadable in Node (module.exports) so tests can compare it
- * with the Python grader. */
-(function (root) {
+ * No network, no kernel. What it writes into the page goes through S() of the course's
+ * library (nccl-page.js, loaded before this script): a translated page carries these strings
+ * in its language as JSON (<script class="nccl-quiz-strings">, nccl_course.quiz.sphinx_directive).
+ * Also loadable in Node (module.exports, with the library from the source tree) so tests can
+ * compare it with the Python grader. */
+(function (root, page) {
   "use strict";
+
+  var S = page.S;
 
   // Same pattern as nccl_course.quiz.units.NUMBER_RE.
   var NUMBER_RE = /^\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(\S*)\s*$/;
   var TEXT_DROP = /[\s\-_.]+/g;
   // Same pattern as nccl_course.i18n.numbers: "1,5 ms" in a language with a decimal comma.
   var COMMA_NUMBER = /^(\s*[+-]?[0-9]*),([0-9]+(?:[eE][+-]?[0-9]+)?(?:\s*\S*)\s*)$/;
-
-  // The page's interface strings in its language (a translated page carries them as JSON in
-  // <script class="nccl-quiz-strings">); English keys are the fallback.
-  var STRINGS = {};
-  var DECIMAL = ".";
-
-  function S(text, fields) {
-    var out = Object.prototype.hasOwnProperty.call(STRINGS, text) ? STRINGS[text] : text;
-    if (fields) {
-      out = out.replace(/\{(\w+)\}/g, function (m, name) {
-        return Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m;
-      });
-    }
-    return out;
-  }
 
   function delocalize(text, decimal) {
     if (!decimal || decimal === ".") return text;
@@ -206,11 +196,6 @@
     return el;
   }
 
-  // A score as the page's language writes it: 0.50, or 0,50 where the decimal is a comma.
-  function formatScore(score) {
-    return score.toFixed(2).replace(".", DECIMAL);
-  }
-
   function setResult(variant, cls, text) {
     var box = variant.querySelector(".nccl-quiz-result");
     box.className = "nccl-quiz-result " + cls;
@@ -246,7 +231,7 @@
       return;
     }
     var verdict = g.outcome === "correct" ? S("Correct.") :
-      (g.outcome === "partial" ? S("Partly right: score {score}.", { score: formatScore(g.score) }) : S("Not quite."));
+      (g.outcome === "partial" ? S("Partly right: score {score}.", { score: page.formatNumber(g.score, 2) }) : S("Not quite."));
     if (type === "ordering" && g.outcome !== "correct") {
       verdict += " " + g.in_place + " of " + key.order.length + " items are in the right place.";
     }
@@ -302,12 +287,6 @@
   }
 
   function init() {
-    var strings = document.querySelector("script.nccl-quiz-strings");
-    if (strings) {
-      var page = JSON.parse(strings.textContent);
-      STRINGS = page.strings;
-      DECIMAL = page.decimal;
-    }
     document.querySelectorAll(".nccl-quiz-question").forEach(function (question) {
       var type = question.getAttribute("data-type");
       question.addEventListener("click", function (event) {
@@ -329,6 +308,6 @@
     });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
-})(typeof window !== "undefined" ? window : globalThis);
+  page.onReady(init);
+})(typeof window !== "undefined" ? window : globalThis,
+  typeof module !== "undefined" && module.exports ? require("../../static/nccl-page.js") : window);

@@ -4,7 +4,9 @@ built book at ``/`` (mounted last by the app: it catches every path no other rou
 The pages are served in the request's language (``nccl_course.server.routes.language``): the
 English HTML in ``static/`` is translated on the server (``nccl_course.i18n.html_pages``) with
 the interface catalog, carries the strings its scripts show in that language, and links to
-itself in the other language. The files under ``/exam/static/`` are served as they are.
+itself in the other language. The files under ``/exam/static/`` are served as they are, and
+the course's browser library (``nccl_course.sphinx_static.PAGE_LIBRARY``, the same file the book
+serves) under ``/exam/lib/``.
 """
 
 from __future__ import annotations
@@ -31,9 +33,13 @@ from nccl_course.server.routes.language import (
     safe_language,
 )
 from nccl_course.server.settings import Settings
+from nccl_course.sphinx_static import PAGE_LIBRARY_DIR
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 STATIC_URL = "/exam/static/"
+LIBRARY_URL = "/exam/lib/"
+#: Where the scripts a page loads are: URL prefix -> folder.
+SCRIPT_FOLDERS = {STATIC_URL: STATIC, LIBRARY_URL: PAGE_LIBRARY_DIR}
 SWITCH_LABEL = N_("Language")
 
 BAD_LANGUAGE_PAGE = """<!doctype html>
@@ -59,12 +65,13 @@ router = APIRouter(include_in_schema=False)
 
 
 def page_scripts_strings(source: str) -> list[str]:
-    """The ``S("...")`` strings of the scripts (from ``static/``) that a page loads."""
+    """The ``S("...")`` strings of the scripts (ours: ``SCRIPT_FOLDERS``) that a page loads."""
     found: dict[str, None] = {}
     for src in html_pages.script_sources(source):
-        path = STATIC / src[len(STATIC_URL) :]
-        if src.startswith(STATIC_URL) and path.is_file():
-            found.update(dict.fromkeys(script_strings(path.read_text(encoding="utf-8"))))
+        for url, folder in SCRIPT_FOLDERS.items():
+            path = folder / src[len(url) :]
+            if src.startswith(url) and path.is_file():
+                found.update(dict.fromkeys(script_strings(path.read_text(encoding="utf-8"))))
     return list(found)
 
 
@@ -128,6 +135,7 @@ def verify_page(request: Request):
 def mount_static(app: FastAPI, settings: Settings) -> str | None:
     """Serve the pages' files (no CDN) and MathJax if there is a copy; returns MathJax's URL."""
     app.mount("/exam/static", StaticFiles(directory=str(STATIC)), name="exam-static")
+    app.mount("/exam/lib", StaticFiles(directory=str(PAGE_LIBRARY_DIR)), name="exam-lib")
     if settings.mathjax_dir and (Path(settings.mathjax_dir) / "tex-chtml.js").exists():
         app.mount("/exam/mathjax", StaticFiles(directory=str(settings.mathjax_dir)), name="mathjax")
         return "/exam/mathjax/tex-chtml.js"

@@ -8,11 +8,11 @@
 const LEARNER_KEY_STORAGE = "nccl-course-learner-key";  // the exam page's (exam.js)
 const linkToken = decodeURIComponent(window.location.hash.replace(/^#/, ""));
 
-function say(text, isError = false) {
-  const el = document.getElementById("message");
-  el.textContent = text;
-  el.className = isError ? "message error" : "message";
-  el.hidden = false;
+const say = (text, isError = false) => showMessage(document.getElementById("message"), text, isError);
+
+/* The language links (?lang=) keep what follows '#' in the address: the token. */
+for (const link of document.querySelectorAll("a[data-language-link]")) {
+  link.href = link.href.split("#")[0] + window.location.hash;
 }
 
 if (!linkToken) {

@@ -10,12 +10,7 @@ const state = { token: localStorage.getItem(KEY_STORAGE), exam: null, attempt: n
 const $ = (id) => document.getElementById(id);
 const show = (id, on = true) => { $(id).hidden = !on; };
 
-function message(text, isError = false) {
-  const el = $("message");
-  el.textContent = text || "";
-  el.className = isError ? "message error" : "message";
-  el.hidden = !text;
-}
+const message = (text, isError = false) => showMessage($("message"), text, isError);
 
 async function api(method, url, body) {
   return requestJson(method, url, { body, token: state.token });
@@ -402,10 +397,7 @@ function attemptStatus(status) {
 }
 
 // Points with at most two decimals, in the page's language ("4,5" in Turkish).
-function formatPoints(points) {
-  const text = String(Math.round(Number(points) * 100) / 100);
-  return pageStrings().decimal === "," ? text.replace(".", ",") : text;
-}
+const formatPoints = (points) => localizeDecimals(String(Math.round(Number(points) * 100) / 100));
 
 /* The learner's answer as HTML: choice and item texts are Markdown with math, like prompts. */
 function describeResponse(q, response) {
@@ -470,9 +462,7 @@ function renderResult(attempt) {
 
 async function download(path, filename) {
   try {
-    const response = await fetch(path, { headers: { Authorization: `Bearer ${state.token}` }, cache: "no-store" });
-    if (!response.ok) throw new Error(S("HTTP {status}", { status: response.status }));
-    const blob = await response.blob();
+    const blob = await requestBlob(path, { token: state.token });
     const url = URL.createObjectURL(blob);
     const a = document.createElement("a");
     a.href = url;

@@ -1,39 +1,13 @@
 /* The book's in-page cost-model explorers (the {cost-explorer} directive): controls, uPlot
  * charts and tables over cost-model.js, computed in the browser with no kernel or network.
  * Every number shown is also in a data-* attribute at full precision, so tests can compare it
- * with the Python package. What the explorers write goes through S(): a translated page carries
- * its strings and its decimal separator as JSON (<script class="nccl-explorer-strings">, written by
- * nccl_course.viz.sphinx_explorers); the English keys are the fallback. Names of collectives,
- * algorithms, protocols, presets and models are the same in every language. */
+ * with the Python package. What the explorers write goes through S() of the course's library
+ * (nccl-page.js, loaded before this script), and their numbers through its localizeDecimals():
+ * a translated page carries the strings and its decimal separator as JSON
+ * (<script class="nccl-explorer-strings">, written by nccl_course.viz.sphinx_explorers). Names of
+ * collectives, algorithms, protocols, presets and models are the same in every language. */
 (function () {
   "use strict";
-
-  let STRINGS = {};
-  let DECIMAL = ".";
-
-  function S(text, fields) {
-    let out = Object.prototype.hasOwnProperty.call(STRINGS, text) ? STRINGS[text] : text;
-    if (fields) {
-      out = out.replace(/\{(\w+)\}/g, (m, name) => (Object.prototype.hasOwnProperty.call(fields, name) ? String(fields[name]) : m));
-    }
-    return out;
-  }
-
-  function readStrings() {
-    const table = document.querySelector("script.nccl-explorer-strings");
-    if (!table) return;
-    try {
-      const page = JSON.parse(table.textContent);
-      STRINGS = page.strings || {};
-      DECIMAL = page.decimal || ".";
-    } catch (err) {
-      STRINGS = {};
-      DECIMAL = ".";
-    }
-  }
-
-  // A number as the page's language writes it: "1.5" in English, "1,5" in Turkish.
-  const localNumber = (text) => (DECIMAL === "." ? text : text.replace(/(\d)\.(\d)/g, `$1${DECIMAL}$2`));
 
   const KIB = 1024;
   const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -46,38 +20,28 @@
       v /= KIB;
       i += 1;
     }
-    return `${Number.isInteger(v) ? v : localNumber(v.toPrecision(3))} ${UNITS[i]}`;
+    return `${Number.isInteger(v) ? v : localizeDecimals(v.toPrecision(3))} ${UNITS[i]}`;
   }
-  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : localNumber(Number(x.toPrecision(digits)).toString()));
+  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : localizeDecimals(Number(x.toPrecision(digits)).toString()));
   const us = (s) => fmt(s * 1e6);
 
-  function el(tag, attrs = {}, children = []) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (k === "text") e.textContent = v;
-      else e.setAttribute(k, v);
-    }
-    for (const c of children) e.append(c);
-    return e;
-  }
-
   function control(box, name, label, options, value, onChange) {
-    const sel = el("select", { "data-control": name, "aria-label": label });
+    const sel = element("select", { "data-control": name, "aria-label": label });
     for (const opt of options) {
       const [v, text] = Array.isArray(opt) ? opt : [opt, opt];
-      const o = el("option", { value: String(v), text: String(text) });
+      const o = element("option", { value: String(v), text: String(text) });
       sel.append(o);
     }
     sel.value = String(options.map((o) => (Array.isArray(o) ? o[0] : o)).includes(value) ? value : sel.options[0].value);
     sel.addEventListener("change", onChange);
-    box.append(el("label", {}, [`${label} `, sel]));
+    box.append(element("label", {}, [`${label} `, sel]));
     return sel;
   }
 
   function setOptions(sel, options, keep) {
     const values = options.map((o) => String(Array.isArray(o) ? o[0] : o));
     sel.replaceChildren(
-      ...options.map((o) => el("option", { value: String(Array.isArray(o) ? o[0] : o), text: String(Array.isArray(o) ? o[1] : o) }))
+      ...options.map((o) => element("option", { value: String(Array.isArray(o) ? o[0] : o), text: String(Array.isArray(o) ? o[1] : o) }))
     );
     sel.value = values.includes(String(keep)) ? String(keep) : values[0];
   }
@@ -130,12 +94,12 @@
   }
 
   function table(headers, rows) {
-    const t = el("table", { class: "nccl-explorer-table" });
-    t.append(el("thead", {}, [el("tr", {}, headers.map((h) => el("th", { text: h })))]));
-    const body = el("tbody");
+    const t = element("table", { class: "nccl-explorer-table" });
+    t.append(element("thead", {}, [element("tr", {}, headers.map((h) => element("th", { text: h })))]));
+    const body = element("tbody");
     for (const r of rows) {
-      const tr = el("tr", r.attrs || {});
-      for (const cell of r.cells) tr.append(el("td", { text: cell }));
+      const tr = element("tr", r.attrs || {});
+      for (const cell of r.cells) tr.append(element("td", { text: cell }));
       body.append(tr);
     }
     t.append(body);
@@ -150,9 +114,9 @@
 
   // -- (a) algorithms: time and busbw versus size, switches and NCCL's pick marked -----------
   function algorithmsExplorer(root, m, opts) {
-    const ctrl = el("div", { class: "nccl-explorer-controls" });
-    const plots = el("div", { class: "nccl-explorer-plots" });
-    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    const ctrl = element("div", { class: "nccl-explorer-controls" });
+    const plots = element("div", { class: "nccl-explorer-plots" });
+    const out = element("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
     const collectives = Object.keys(m.data.model.algorithms).filter((c) => c !== "barrier");
     const coll = control(ctrl, "collective", S("collective"), collectives, opts.collective || "all_reduce", redraw);
@@ -187,8 +151,8 @@
           if (i === 0 || label !== `${picks[i - 1].algorithm}/${picks[i - 1].protocol}`) ncclMarks.push([d.sizes[i], `NCCL: ${label}`]);
         });
       }
-      const a = el("div", { class: "nccl-explorer-plot", "data-plot": "time" });
-      const b = el("div", { class: "nccl-explorer-plot", "data-plot": "busbw" });
+      const a = element("div", { class: "nccl-explorer-plot", "data-plot": "time" });
+      const b = element("div", { class: "nccl-explorer-plot", "data-plot": "busbw" });
       plots.append(a, b);
       plotsMade = [
         chart(a, S("{collective} on {preset}, {ranks} ranks: time", { collective: c, preset: pre.value, ranks: p }), S("size"), S("time (us)"), d.sizes, timeSeries, { marks: marks.concat(ncclMarks, [[s, "\u25bc " + S("size below")]]) }),
@@ -203,15 +167,15 @@
         };
       });
       const parts = [
-        el("p", { class: "nccl-explorer-summary", "data-algorithm": best.algorithm, "data-time-s": String(best.time_s), "data-busbw-gbps": String(best.busbw_GBps), text: S("{collective} of {size} on {ranks} ranks of {preset}: fastest {algorithm}, {time} us, busbw {busbw} GB/s.", { collective: c, size: formatSize(s), ranks: p, preset: pre.value, algorithm: best.algorithm, time: us(best.time_s), busbw: fmt(best.busbw_GBps) }) }),
+        element("p", { class: "nccl-explorer-summary", "data-algorithm": best.algorithm, "data-time-s": String(best.time_s), "data-busbw-gbps": String(best.busbw_GBps), text: S("{collective} of {size} on {ranks} ranks of {preset}: fastest {algorithm}, {time} us, busbw {busbw} GB/s.", { collective: c, size: formatSize(s), ranks: p, preset: pre.value, algorithm: best.algorithm, time: us(best.time_s), busbw: fmt(best.busbw_GBps) }) }),
         table([S("algorithm"), S("time (us)"), "algbw (GB/s)", "busbw (GB/s)", S("pipeline depth")], rows),
-        el("p", { class: "nccl-explorer-switches", text: d.switches.length ? S("The fastest changes: {changes}.", { changes: d.switches.map(([x, f, t]) => S("{from} \u2192 {to} at {size}", { from: f, to: t, size: formatSize(x) })).join("; ") }) : S("{algorithm} is fastest at every size.", { algorithm: d.best[0] }) }),
+        element("p", { class: "nccl-explorer-switches", text: d.switches.length ? S("The fastest changes: {changes}.", { changes: d.switches.map(([x, f, t]) => S("{from} \u2192 {to} at {size}", { from: f, to: t, size: formatSize(x) })).join("; ") }) : S("{algorithm} is fastest at every size.", { algorithm: d.best[0] }) }),
       ];
       if (nccl) {
         const q = m.nccl.predict(c, s, pre.value, { ranks: p });
-        parts.push(el("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text: S("{library}'s tuner picks {algorithm}/{protocol} on {channels} channels: {time} us, busbw {busbw} GB/s (its estimate, dashed).", { library: `NCCL ${m.nccl.version}`, algorithm: q.algorithm, protocol: q.protocol, channels: q.channels, time: us(q.time_s), busbw: fmt(q.busbw_GBps) }) }));
+        parts.push(element("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text: S("{library}'s tuner picks {algorithm}/{protocol} on {channels} channels: {time} us, busbw {busbw} GB/s (its estimate, dashed).", { library: `NCCL ${m.nccl.version}`, algorithm: q.algorithm, protocol: q.protocol, channels: q.channels, time: us(q.time_s), busbw: fmt(q.busbw_GBps) }) }));
       } else {
-        parts.push(el("p", { class: "nccl-explorer-nccl", text: S("NCCL's tuner model does not cover this collective or rank count.") }));
+        parts.push(element("p", { class: "nccl-explorer-nccl", text: S("NCCL's tuner model does not cover this collective or rank count.") }));
       }
       out.replaceChildren(...parts);
       root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p, size: s });
@@ -221,9 +185,9 @@
 
   // -- (b) what NCCL picks across sizes -------------------------------------------------------
   function ncclExplorer(root, m, opts) {
-    const ctrl = el("div", { class: "nccl-explorer-controls" });
-    const plots = el("div", { class: "nccl-explorer-plots" });
-    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    const ctrl = element("div", { class: "nccl-explorer-controls" });
+    const plots = element("div", { class: "nccl-explorer-plots" });
+    const out = element("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
     const presets = Object.keys(m.presets).filter((p) => m.nccl.ranks(p).length);
     const coll = control(ctrl, "collective", S("collective"), m.nccl.collectives(), opts.collective || "all_reduce", redraw);
@@ -247,7 +211,7 @@
         const label = `${q.algorithm}/${q.protocol}`;
         if (i === 0 || label !== `${picks[i - 1].algorithm}/${picks[i - 1].protocol}`) marks.push([sizes[i], label]);
       });
-      const host = el("div", { class: "nccl-explorer-plot", "data-plot": "nccl" });
+      const host = element("div", { class: "nccl-explorer-plot", "data-plot": "nccl" });
       plots.replaceChildren(host);
       plot = chart(host, S("NCCL's pick for {collective} on {preset}, {ranks} ranks", { collective: c, preset: pre.value, ranks: p }), S("size"), "busbw (GB/s)", sizes, [
         { label: S("busbw of NCCL's pick"), values: picks.map((q) => q.busbw_GBps), color: "#000", dash: [6, 4] },
@@ -262,7 +226,7 @@
       });
       out.replaceChildren(
         table([S("size"), S("algorithm"), S("protocol"), S("channels"), S("time (us)"), "busbw (GB/s)", S("time of a call (us)"), S("busbw of a call (GB/s)")], rows),
-        el("p", { class: "nccl-explorer-note", text: S("NCCL's own estimate (dashed) is what it chooses by; a call also pays a fixed cost per call, the pipeline's fill and the network's achievable bandwidth (solid), as {harness} measures them.", { harness: h }) }),
+        element("p", { class: "nccl-explorer-note", text: S("NCCL's own estimate (dashed) is what it chooses by; a call also pays a fixed cost per call, the pipeline's fill and the network's achievable bandwidth (solid), as {harness} measures them.", { harness: h }) }),
       );
       root.dataset.state = JSON.stringify({ collective: c, preset: pre.value, ranks: p, harness: h });
     }
@@ -271,9 +235,9 @@
 
   // -- (c) bytes per rank per step of a schedule -------------------------------------------------
   function scheduleExplorer(root, m, opts) {
-    const ctrl = el("div", { class: "nccl-explorer-controls" });
-    const plots = el("div", { class: "nccl-explorer-plots" });
-    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    const ctrl = element("div", { class: "nccl-explorer-controls" });
+    const plots = element("div", { class: "nccl-explorer-plots" });
+    const out = element("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
     const SCH = m.data.schedules;
     const coll = control(ctrl, "collective", S("collective"), Object.keys(SCH), opts.collective || "all_reduce", onCollective);
@@ -297,7 +261,7 @@
       const s = Number(size.value);
       const b = m.scheduleBytes(coll.value, algo.value, p, Number(chunks.value), s);
       const steps = b.sent.map((_, i) => i + 1);
-      const host = el("div", { class: "nccl-explorer-plot", "data-plot": "schedule" });
+      const host = element("div", { class: "nccl-explorer-plot", "data-plot": "schedule" });
       plots.replaceChildren(host);
       const series = [];
       // "rank" is the word in both languages (as in the schedule figures): not translated.
@@ -310,7 +274,7 @@
         rows.push({ attrs: { "data-rank": String(r), "data-sent": JSON.stringify(sent), "data-total": String(total) }, cells: [String(r)].concat(sent.map((x) => (x ? formatSize(x) : "\u00b7")), [formatSize(total)]) });
       }
       out.replaceChildren(
-        el("p", { class: "nccl-explorer-summary", "data-steps": String(b.steps), text: S("{steps} steps; each cell is what the rank sends in that step (a collective of {size}).", { steps: b.steps, size: formatSize(s) }) }),
+        element("p", { class: "nccl-explorer-summary", "data-steps": String(b.steps), text: S("{steps} steps; each cell is what the rank sends in that step (a collective of {size}).", { steps: b.steps, size: formatSize(s) }) }),
         table(["rank"].concat(steps.map((i) => S("step {number}", { number: i })), [S("total")]), rows)
       );
       root.dataset.state = JSON.stringify({ collective: coll.value, algorithm: algo.value, ranks: p, chunks: Number(chunks.value), size: s });
@@ -320,9 +284,9 @@
 
   // -- (d) a training step's communication --------------------------------------------------------
   function trainingExplorer(root, m, opts) {
-    const ctrl = el("div", { class: "nccl-explorer-controls" });
-    const plots = el("div", { class: "nccl-explorer-plots" });
-    const out = el("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
+    const ctrl = element("div", { class: "nccl-explorer-controls" });
+    const plots = element("div", { class: "nccl-explorer-plots" });
+    const out = element("div", { class: "nccl-explorer-out", role: "status", "aria-live": "polite" });
     root.replaceChildren(ctrl, plots, out);
     const T = m.training;
     const shapes = T.shapes.map((s) => s.name);
@@ -349,7 +313,7 @@
       const nb = Number(bytes.value);
       const now = strategies(sh, p, nb);
       const xs = m.data.model.rankChoices;
-      const host = el("div", { class: "nccl-explorer-plot", "data-plot": "training" });
+      const host = element("div", { class: "nccl-explorer-plot", "data-plot": "training" });
       plots.replaceChildren(host);
       const series = Object.keys(now).map((name) => ({ label: STRATEGY_NAMES[name], values: xs.map((q) => T.timeOnPreset(strategies(sh, q, nb)[name], pre.value) * 1e3) }));
       plot = chart(host, S("{model} on {preset}: communication per step if nothing overlaps", { model: sh.name, preset: pre.value }), S("ranks"), S("time (ms)"), xs, series, { xLog: false, marks: [[p, S("{ranks} ranks", { ranks: p })]] });
@@ -361,7 +325,7 @@
       });
       const params = T.parameters(sh);
       out.replaceChildren(
-        el("p", { class: "nccl-explorer-summary", "data-parameters": String(params), text: S("{model}: {parameters} billion parameters (12 L h\u00b2 + V h), {ranks} ranks per group, {bytes} bytes per element.", { model: sh.name, parameters: fmt(params / 1e9, 3), ranks: p, bytes: nb }) }),
+        element("p", { class: "nccl-explorer-summary", "data-parameters": String(params), text: S("{model}: {parameters} billion parameters (12 L h\u00b2 + V h), {ranks} ranks per group, {bytes} bytes per element.", { model: sh.name, parameters: fmt(params / 1e9, 3), ranks: p, bytes: nb }) }),
         table([S("strategy"), S("collective calls per step"), S("bytes sent per rank"), S("time on preset (ms)")], rows)
       );
       root.dataset.state = JSON.stringify({ model: sh.name, preset: pre.value, ranks: p, bytes: nb, sp: sp.value });
@@ -372,7 +336,6 @@
   const KINDS = { algorithms: algorithmsExplorer, nccl: ncclExplorer, schedule: scheduleExplorer, training: trainingExplorer };
 
   function start() {
-    readStrings();
     const data = window.NCCL_COURSE_COST_DATA;
     if (!data || typeof uPlot === "undefined" || !window.NcclCostModel) return;
     const m = window.NcclCostModel.createCostModel(data);
@@ -384,6 +347,5 @@
       root.dataset.ready = "true";
     }
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  onReady(start);
 })();
