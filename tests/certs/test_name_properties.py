@@ -6,15 +6,22 @@ each of them shows."""
 from __future__ import annotations
 
 import copy
+import json
+import re
+import shutil
+import subprocess
 import unicodedata
 from datetime import datetime, timezone
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from pypdf import PdfReader
 
+import nccl_course
 from nccl_course.certs import learner_name, render_certificate
 from nccl_course.exam.errors import Invalid
 from nccl_course.exam.learners import checked_identity
@@ -200,3 +207,85 @@ def test_other_text_of_a_credential_from_elsewhere_prints_cleaned(signed, tmp_pa
     for shown in ("NCCL esruoc", "Evil Issuer", "urn:uuid:1234"):
         assert squeezed(shown) in text, text
     assert "\ufeff" not in text and "\u202e" not in text
+
+
+# ---- the verify page (HTML built in the browser by static/verify.js) -------------------------
+PACKAGE = Path(nccl_course.__file__).parent
+VERIFY_HTML = PACKAGE / "server" / "static" / "verify.html"
+# The page's own scripts, fed a document with no elements: only the functions are used.
+NO_PAGE = """
+const fakeElement = { addEventListener() {}, files: [], value: "", hidden: false };
+globalThis.document = {
+  getElementById: () => fakeElement, querySelectorAll: () => [], readyState: "complete",
+  documentElement: { getAttribute: () => "en" },
+};
+globalThis.location = { search: "" };
+"""
+
+
+def page_scripts() -> list[Path]:
+    """The scripts verify.html loads, in its order, found by name in the package."""
+    found = []
+    for src in re.findall(r'<script src="([^"]+)"', VERIFY_HTML.read_text(encoding="utf-8")):
+        name = src.rsplit("/", 1)[-1]
+        matches = [p for p in PACKAGE.rglob(name) if p.parent.name == "static"]
+        assert len(matches) == 1, f"verify.html loads {src}: {matches}"
+        found.append(matches[0])
+    return found
+
+
+def verify_page_rows(summaries: list[dict]) -> list[str]:
+    """The claims' HTML (``claimRows``) the verify page builds for each summary."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    source = NO_PAGE + "\n".join(p.read_text(encoding="utf-8") for p in page_scripts())
+    source += (
+        f"\nconst summaries = {json.dumps(summaries)};\n"
+        "process.stdout.write(JSON.stringify(summaries.map("
+        "(s) => claimRows(s, 'urn:uuid:x', 'unverified'))));\n"
+    )
+    done = subprocess.run([node, "-e", source], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+class Learner(HTMLParser):
+    """The text of the verify page's <dd> after its "Learner" <dt> (the "unverified" label
+    aside), in pieces: (text, whether it is inside a <bdi>)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.after_learner = False
+        self.pieces: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_endtag(self, tag):
+        self.tags.pop()
+
+    def handle_data(self, data):
+        if self.tags[-1:] == ["dt"]:
+            self.after_learner = data == "Learner"
+        elif self.after_learner and "dd" in self.tags and "span" not in self.tags:
+            self.pieces.append((data, "bdi" in self.tags))
+
+
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.generate],  # no shrinking: each try runs Node
+)
+@given(batch=st.lists(names, min_size=40, max_size=40))
+def test_the_verify_page_shows_the_cleaned_name_isolated(batch):
+    shown = [name for name in map(printable_text, batch) if name]
+    rows = verify_page_rows([{"learner": name, "achievement": "NCCL"} for name in shown])
+    for name, html in zip(shown, rows, strict=True):
+        learner = Learner()
+        learner.feed(html)
+        assert "".join(text for text, isolated in learner.pieces if isolated) == name, html
+        # Nothing of it outside its <bdi>: it cannot reorder the label beside it.
+        assert all(isolated or not text.strip() for text, isolated in learner.pieces), html
