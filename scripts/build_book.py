@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import shutil
 import sys
 import time
@@ -17,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from nccl_course.book import editions
+from nccl_course.book.exam_links import EXAM_URL_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +37,19 @@ def main() -> int:
         help="build a translated edition with missing translations (shown in English) and "
         "without failing on warnings: to look at work in progress, never for publishing",
     )
+    parser.add_argument(
+        "--exam-url",
+        metavar="URL",
+        help="the course server's address (https://exam.example.org) when the book is hosted "
+        "apart from it: the exam and verify links then point there (default: $"
+        + EXAM_URL_ENV
+        + ", else relative to the book's own site root, for a book the server serves)",
+    )
     args = parser.parse_args()
+    if args.exam_url is not None:
+        # Read by the Sphinx extension (nccl_course.book.exam_links) in this process and in
+        # the template process it spawns.
+        os.environ[EXAM_URL_ENV] = args.exam_url
     languages = editions.LANGUAGES if args.edition == "all" else (args.edition,)
     for language in languages:
         started = time.monotonic()
