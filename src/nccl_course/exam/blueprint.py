@@ -270,7 +270,8 @@ def draw_questions(blueprint: Blueprint, banks: dict, attempt_seed: int) -> list
         questions = list(banks[zone.chapter].questions)
         fresh_pool = [q for q in questions if printed.can_be_fresh(q)]
         picked = rng.sample(fresh_pool, zone.fresh)
-        rest = [q for q in questions if q not in picked]
+        chosen = {id(q) for q in picked}  # by identity: comparing questions field by field is slow
+        rest = [q for q in questions if id(q) not in chosen]
         picked += rng.sample(rest, zone.draw - zone.fresh)
         rng.shuffle(picked)
         for question in picked:

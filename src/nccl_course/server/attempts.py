@@ -23,7 +23,7 @@ import logging
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
 from nccl_course.exam.attempts import (
@@ -126,26 +126,35 @@ class Attempts:
             return self.view(token, started)
         return started
 
-    def _open_attempt_id(self, session, learner: Learner) -> str | None:
-        return session.scalar(
-            select(Attempt.public_id).where(
-                Attempt.learner_id == learner.id,
-                Attempt.exam_id == self.blueprint.exam_id,
-                Attempt.status == "open",
-            )
-        )
+    def _standing(self, session, learner_id: int) -> tuple[str | None, int, int, list[str]]:
+        """From one query of the learner's attempts: the id of their open attempt at this
+        exam (None if none), the attempts used and passed at it, and the ids of their open
+        attempts (at any exam) whose time ran out (to be closed first)."""
+        open_id, used, passed, expired = None, 0, 0, []
+        for row in session.execute(
+            select(
+                Attempt.public_id,
+                Attempt.exam_id,
+                Attempt.status,
+                Attempt.deadline_at,
+                Attempt.passed,
+            ).where(Attempt.learner_id == learner_id)
+        ):
+            if row.status == "open" and past_deadline(row.deadline_at):
+                expired.append(row.public_id)
+            if row.exam_id != self.blueprint.exam_id:
+                continue
+            used += 1
+            passed += bool(row.passed)
+            if row.status == "open":
+                open_id = row.public_id
+        return open_id, used, passed, expired
 
-    def _check_can_start(self, session, learner: Learner) -> int:
-        """Attempts used so far; raises if the learner passed or used them all, or (with
-        confirmation on) has not confirmed their address."""
+    def _check_can_start(self, learner: Learner, used: int, passed: int) -> None:
+        """Raises if the learner passed or used all their attempts, or (with confirmation
+        on) has not confirmed their address."""
         if self.require_confirmed and learner.email_confirmed_at is None:
             raise unconfirmed(learner.email)
-        mine = (Attempt.learner_id == learner.id) & (Attempt.exam_id == self.blueprint.exam_id)
-        used, passed = session.execute(
-            select(func.count(), func.count().filter(Attempt.passed.is_(True)))
-            .select_from(Attempt)
-            .where(mine)
-        ).one()
         if passed:
             raise Conflict("already_passed", N_("you have already passed this exam"))
         if used >= self.blueprint.max_attempts:
@@ -155,29 +164,21 @@ class Attempts:
                 used=used,
                 max=self.blueprint.max_attempts,
             )
-        return used
-
-    def _close_expired(self, session, learner: Learner) -> list[str]:
-        """Ids of the learner's open attempts (any exam) whose time ran out."""
-        return session.scalars(
-            select(Attempt.public_id)
-            .where(Attempt.learner_id == learner.id, Attempt.status == "open")
-            .where(Attempt.deadline_at < utcnow() - timedelta(seconds=DEADLINE_GRACE_S))
-        ).all()
 
     def _start_once(self, token: str | None, language: str) -> str | dict:
         """The id of the open attempt to resume, or the view of a new one (built from what
         was just drawn and stored, without reading it back)."""
         with self.db.read() as session:
             learner = find_learner(session, token)
-            expired = self._close_expired(session, learner)
-        for attempt_id in expired:  # an expired open attempt is closed first
-            self._close(learner.id, attempt_id, reason="expired")
-        with self.db.read() as session:
-            existing = self._open_attempt_id(session, learner)
-            if existing is not None:
-                return existing
-            self._check_can_start(session, learner)  # refuse before the costly draw
+            open_id, used, passed, expired = self._standing(session, learner.id)
+        if expired:  # an expired open attempt is closed first
+            for attempt_id in expired:
+                self._close(learner.id, attempt_id, reason="expired")
+            with self.db.read() as session:
+                open_id, used, passed, _ = self._standing(session, learner.id)
+        if open_id is not None:
+            return open_id
+        self._check_can_start(learner, used, passed)  # refuse before the costly draw
         # Draw (and render) the questions before taking the write lock: generators and JSON
         # cost milliseconds per question, and every answer save waits while the lock is held.
         # Each question's JSON is encoded once: stored, and sent in this answer as it is.
@@ -194,30 +195,30 @@ class Attempts:
             for drawn in draw_questions(self.blueprint, self.engine.banks_for(language), seed)
         ]
         with self.db.write() as session:
-            learner = find_learner(session, token)
-            existing = self._open_attempt_id(session, learner)  # a concurrent start won
-            if existing is not None:
-                return existing
-            used = self._check_can_start(session, learner)
+            # Again under the write lock: a concurrent start may have won.
+            open_id, used, passed, _ = self._standing(session, learner.id)
+            if open_id is not None:
+                return open_id
+            self._check_can_start(learner, used, passed)
             now = utcnow()
-            attempt = Attempt(
-                public_id=secrets.token_hex(12),
-                learner_id=learner.id,
-                exam_id=self.blueprint.exam_id,
-                number=used + 1,
-                seed=seed,
-                blueprint_digest=self.blueprint.digest,
-                status="open",
-                started_at=now,
-                deadline_at=now + timedelta(seconds=self.blueprint.time_limit_s),
-                language=language,
-                score=None,
-                passed=None,
-                closed_at=None,
-            )
-            session.add(attempt)
-            session.flush()
-            insert_questions(session, attempt.id, rows)
+            values = {
+                "public_id": secrets.token_hex(12),
+                "learner_id": learner.id,
+                "exam_id": self.blueprint.exam_id,
+                "number": used + 1,
+                "seed": seed,
+                "blueprint_digest": self.blueprint.digest,
+                "status": "open",
+                "started_at": now,
+                "deadline_at": now + timedelta(seconds=self.blueprint.time_limit_s),
+                "language": language,
+            }
+            attempt_pk = session.execute(
+                insert(Attempt.__table__).values(**values).returning(Attempt.__table__.c.id)
+            ).scalar_one()
+            insert_questions(session, attempt_pk, rows)
+        # The row as stored (not attached to a session: only read below).
+        attempt = Attempt(id=attempt_pk, closed_at=None, score=None, passed=None, **values)
         return self._body(attempt, None, [_Fresh(r) for r in rows], {})
 
     # ---- view -------------------------------------------------------------------------
