@@ -131,9 +131,7 @@ class QuizDirective(SphinxDirective):
             known = ", ".join(p.stem for p in bank_paths(bank_dir))
             raise self.error(f"quiz: no bank {path} for chapter {chapter!r}; known: {known}")
         self.env.note_dependency(str(path))
-        # The bank is checked against the objectives beside it: a change there re-reads it.
-        if objectives_path(bank_dir).is_file():
-            self.env.note_dependency(str(objectives_path(bank_dir)))
+        self.note_objectives(bank_dir)
         try:
             bank = self.localized(load_bank(path))
         except BankError as exc:
@@ -183,6 +181,12 @@ class QuizDirective(SphinxDirective):
 
     def bank_dir(self) -> Path:
         return bank_dir_for(self.env)
+
+    def note_objectives(self, bank_dir: Path) -> None:
+        """Banks are checked against the objectives beside them: a change there re-reads the
+        page."""
+        if objectives_path(bank_dir).is_file():
+            self.env.note_dependency(str(objectives_path(bank_dir)))
 
     @property
     def language(self) -> str:
@@ -386,6 +390,7 @@ class AllQuizzesDirective(QuizDirective):
             paths = bank_paths(bank_dir)
         except FileNotFoundError as exc:
             raise self.error(f"quiz-all: {exc}") from None
+        self.note_objectives(bank_dir)
         for path in paths:
             self.env.note_dependency(str(path))
             try:
