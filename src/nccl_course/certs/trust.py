@@ -43,8 +43,8 @@ def check_issuer(credential: dict, trusted: frozenset[str] | None) -> str:
         raise CheckFailed(f"the credential names no issuer (issuer is {short(stated)})")
     if trusted is None:
         raise NotChecked(
-            f"issuer {stated} is not pinned: no trusted issuer was given, so who issued this "
-            "credential is not checked"
+            f"issuer {stated} is not pinned (no trusted issuer was given), so who issued this "
+            "credential is unknown"
         )
     if stated not in trusted:
         named = issuer_name(credential)

@@ -206,7 +206,7 @@ def verify(
 
     def signature_step() -> str:
         if "key" not in state:
-            raise NotChecked("the issuer's key was not found, so the signature is not checked")
+            raise NotChecked("the issuer's key is not at hand (see the key check)")
         return check_signature(credential, state["key"], state["loader"])
 
     def schema_step() -> str:
