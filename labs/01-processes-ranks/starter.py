@@ -53,7 +53,8 @@ def parity_groups() -> dict:
 def device_for(local_rank: int, gpu_count: int) -> str:
     """The device a process with ``local_rank`` should use on a node with ``gpu_count`` GPUs:
     ``"cuda:<local_rank>"``, or ``"cpu"`` when the node has no GPU. A local rank without a GPU
-    of its own is an error: sharing one would make NCCL fail with "Duplicate GPU detected"."""
+    of its own is an error: NCCL refuses two ranks on one GPU ("Duplicate GPU detected" up to
+    NCCL 2.29, "Multiple Ranks are using the same GPU/Partition" in 2.30)."""
     # TODO(step 4a): "cpu" without GPUs; "cuda:<local_rank>" when that GPU exists; otherwise
     # raise ValueError saying how many processes per node this node can take.
     raise NotImplementedError("TODO(step 4a): choose the device for a local rank")

@@ -135,3 +135,28 @@ def test_nvls_first_release_is_all_reduce_in_both_chapters():
     pat = text("book/algorithms/08-pat-and-in-network-reduction.md")
     assert "NVLS arrived in 2.17.1 for all-reduce inside one node" in pat
     assert "{ref}`nccl-algorithm-history`" in pat
+
+
+# PyPI's torch==2.13.0 wheel requires nvidia-nccl-cu13==2.29.7 (its METADATA's Requires-Dist).
+TORCH_WHEEL_NCCL = "2.29.7"
+
+
+def test_the_nccl_of_the_pinned_torch_is_the_wheels():
+    """No page or docstring says the pinned torch ships an NCCL other than its wheel's."""
+    pinned = re.search(r'DEFAULT_TORCH_VERSION = "([^"]+)"', text("scripts/install_torch.py"))
+    assert pinned.group(1) == "2.13.0", "re-read the new wheel's nvidia-nccl requirement"
+    # "torch 2.13's wheel ships 2.29.7" and "2.30.7, the NCCL the course's torch 2.13 pins"
+    claims = (
+        r"(?:torch|PyTorch) 2\.13\S*(?: wheels?)?(?: on PyPI)? (?:ships?|pins) (?:NCCL )?(\d\.\d+\.\d+)",
+        r"(\d\.\d+\.\d+),? (?:is )?the (?:NCCL|version) (?:that )?(?:the )?(?:course's |pinned )?"
+        r"torch 2\.13 (?:ships|pins)",
+    )
+    paths = [*ROOT.glob("book/**/*.md"), *ROOT.glob("src/nccl_course/**/*.py")]
+    stated = {
+        (str(p.relative_to(ROOT)), m.group(1))
+        for p in paths
+        for claim in claims
+        for m in re.finditer(claim, re.sub(r"\s+", " ", p.read_text(encoding="utf-8")))
+    }
+    assert stated, "the book states which NCCL the pinned torch ships"
+    assert {version for _, version in stated} == {TORCH_WHEEL_NCCL}, sorted(stated)

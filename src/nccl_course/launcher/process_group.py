@@ -4,7 +4,8 @@ The rules a real job follows, written once:
 
 - NCCL runs on GPUs only, one GPU per process. Each process must select its GPU with
   ``torch.cuda.set_device(LOCAL_RANK)`` *before* creating the process group; forgetting it puts
-  every rank on cuda:0 and NCCL refuses with "Duplicate GPU detected" (pytorch#68666).
+  every rank on cuda:0 and NCCL refuses ("Duplicate GPU detected" up to NCCL 2.29, "Multiple
+  Ranks are using the same GPU/Partition" in 2.30; pytorch#68666).
 - ``init_process_group(device_id=...)`` binds the group to that GPU and creates the NCCL
   communicator eagerly, so a broken set-up fails at start rather than at the first collective.
 - gloo runs on CPU tensors and is what every lab uses on a machine without enough GPUs.

@@ -1,4 +1,4 @@
-"""NCCL's own performance model (NCCL 2.30.7, the version torch 2.13 ships), next to the
+"""NCCL's own performance model (NCCL 2.30.7; torch 2.13's PyPI wheel ships 2.29.7), next to the
 textbook one in :mod:`nccl_course.cost`: constants (``tables``), the graphs its topology search
 finds (``system``), the latency/bandwidth table (``tuner``), NCCL_ALGO / NCCL_PROTO
 (``overrides``), the choice of algorithm, protocol and channels (``select``), the public
