@@ -18,7 +18,6 @@ from nccl_course.server.admin_access import check_admin_token
 from nccl_course.server.ratelimit import RateLimiter, client_address
 from nccl_course.server.service import ExamService
 from nccl_course.server.settings import Settings
-from nccl_course.store.batching import GroupCommitWriter
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -55,10 +54,6 @@ async def get_service(request: Request) -> ExamService:
     return request.app.state.service
 
 
-async def get_writer(request: Request) -> GroupCommitWriter:
-    return request.app.state.writer
-
-
 async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
@@ -67,33 +62,25 @@ async def get_verifier(request: Request) -> VerifierPool:
     return request.app.state.verifier
 
 
-async def signed_in_token(
-    token: Annotated[str | None, Depends(bearer_token)],
-    service: Annotated[ExamService, Depends(get_service)],
-) -> str:
-    """The learner key, checked against the database before the route reads its body: a
-    request without a valid key costs one lookup (none once the key is known), never the
-    parsing of its body. Unauthenticated (401) otherwise."""
-    if token and service.learners.is_known(token):
-        return token
-    await run_in_threadpool(service.learners.authenticate, token)
-    return token
-
-
 async def get_limiter(request: Request) -> RateLimiter:
     return request.app.state.limiter
 
 
+async def count_request(request: Request, group: str) -> None:
+    """Count the request against ``group``'s limits for the client's address
+    (``nccl_course.server.ratelimit``): 429 with ``Retry-After`` past a limit."""
+    limiter: RateLimiter = request.app.state.limiter
+    if limiter.enabled and limiter.rules.get(group):
+        client = client_address(request, request.app.state.settings.trusted_proxies)
+        await run_in_threadpool(limiter.hit, group, client)
+
+
 def rate_limited(group: str):
-    """A dependency that counts the request against ``group``'s limits for the client's
-    address (``nccl_course.server.ratelimit``) before the route does anything else: 429 with
-    ``Retry-After`` past a limit."""
+    """A dependency that counts the request against ``group``'s limits (``count_request``)
+    before the route does anything else."""
 
     async def check(request: Request) -> None:
-        limiter: RateLimiter = request.app.state.limiter
-        if limiter.enabled and limiter.rules.get(group):
-            client = client_address(request, request.app.state.settings.trusted_proxies)
-            await run_in_threadpool(limiter.hit, group, client)
+        await count_request(request, group)
 
     return Depends(check)
 
@@ -116,14 +103,9 @@ async def admin_token(
 LearnerToken = Annotated[str | None, Depends(bearer_token)]
 BearerToken = Annotated[str | None, Depends(bearer_token)]
 ServiceDep = Annotated[ExamService, Depends(get_service)]
-WriterDep = Annotated[GroupCommitWriter, Depends(get_writer)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 VerifierDep = Annotated[VerifierPool, Depends(get_verifier)]
-# A learner key already checked (401 before the body is read).
-SignedInToken = Annotated[str, Depends(signed_in_token)]
 AdminToken = Annotated[None, Depends(admin_token)]
 # Rate limits per client address, checked before anything else the route does.
-RegisterLimit = Annotated[None, rate_limited("register")]
 VerifyLimit = Annotated[None, rate_limited("verify")]
-StartLimit = Annotated[None, rate_limited("start")]
 ResendLimit = Annotated[None, rate_limited("resend")]
