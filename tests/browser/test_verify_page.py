@@ -109,3 +109,34 @@ def test_a_baked_png_is_read_in_the_browser_and_malformed_ones_are_named(offline
             assert page.input_value("#credential-text") == ""
     assert offline_page.external == []
     assert offline_page.console_errors == []
+
+
+def test_the_course_certificate_png_verifies_on_the_page(offline_page, tmp_path):
+    """A learner passes (through the API), downloads the certificate PNG, and the verify page
+    reads the credential out of it: VALID, with the learner's claims as facts."""
+    import httpx
+
+    from tests.browser.test_exam_flow import stored_keys
+    from tests.exam.conftest import Learner
+    from tests.support.exam_credentials import passed_attempt
+
+    page = offline_page.page
+    data = tmp_path / "data"
+    server = ServerProcess(data, quizzes=write_quizzes(tmp_path / "quizzes"), book=tmp_path / "b")
+    with server, httpx.Client(base_url=server.url, timeout=60) as client:
+        learner = Learner(client, name="Grace Hopper", email="grace@example.org")
+        result = passed_attempt(learner, lambda attempt: stored_keys(data / "course.db", attempt))
+        png = client.get(
+            f"/exam/api/attempts/{result['id']}/certificate.png", headers=learner.headers
+        )
+        assert png.status_code == 200
+        (tmp_path / "certificate.png").write_bytes(png.content)
+        page.goto(server.url + "/exam/verify")
+        page.set_input_files("#credential-file", str(tmp_path / "certificate.png"))
+        page.wait_for_function("() => document.querySelector('#credential-text').value.length > 0")
+        page.click("#verify")
+        page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
+        assert page.inner_text("#verdict") == "VALID", page.inner_text("#reason")
+        assert "Grace Hopper" in page.inner_text("#summary")
+    assert offline_page.external == []
+    assert offline_page.console_errors == []
