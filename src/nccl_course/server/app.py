@@ -63,6 +63,7 @@ from nccl_course.i18n.languages import LANGUAGES
 from nccl_course.issuing.credentials import CredentialDesk
 from nccl_course.issuing.verifier import VerifierPool
 from nccl_course.server.api_models import with_request_schemas
+from nccl_course.server.content_policy import BookPolicies
 from nccl_course.server.mailer import Mailer
 from nccl_course.server.ratelimit import RateLimiter
 from nccl_course.server.routes import admin, attempts, credentials, email, pages, share, status
@@ -226,7 +227,8 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.state.limiter = limiter
     app.add_exception_handler(ExamError, exam_error)
     app.add_exception_handler(RequestValidationError, request_error)
-    app.add_middleware(SecurityHeaders, production=settings.production)
+    policies = BookPolicies(settings.book_dir)  # each book page's script digests
+    app.add_middleware(SecurityHeaders, production=settings.production, policies=policies)
 
     app.include_router(pages.router)
     app.state.mathjax_url = pages.mount_static(app, settings)

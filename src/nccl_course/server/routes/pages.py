@@ -17,13 +17,13 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 
 from nccl_course.exam.errors import BadRequest
 from nccl_course.i18n import html_pages
 from nccl_course.i18n.interface import N_, script_strings, translator
 from nccl_course.i18n.languages import ENDONYMS, LANGUAGES
 from nccl_course.i18n.numbers import decimal_separator
+from nccl_course.server.assets import Assets
 from nccl_course.server.routes.deps import NO_STORE
 from nccl_course.server.routes.language import (
     COOKIE_MAX_AGE_S,
@@ -134,15 +134,15 @@ def verify_page(request: Request):
 
 def mount_static(app: FastAPI, settings: Settings) -> str | None:
     """Serve the pages' files (no CDN) and MathJax if there is a copy; returns MathJax's URL."""
-    app.mount("/exam/static", StaticFiles(directory=str(STATIC)), name="exam-static")
-    app.mount("/exam/lib", StaticFiles(directory=str(PAGE_LIBRARY_DIR)), name="exam-lib")
+    app.mount("/exam/static", Assets(directory=str(STATIC)), name="exam-static")
+    app.mount("/exam/lib", Assets(directory=str(PAGE_LIBRARY_DIR)), name="exam-lib")
     if settings.mathjax_dir and (Path(settings.mathjax_dir) / "tex-chtml.js").exists():
-        app.mount("/exam/mathjax", StaticFiles(directory=str(settings.mathjax_dir)), name="mathjax")
+        app.mount("/exam/mathjax", Assets(directory=str(settings.mathjax_dir)), name="mathjax")
         return "/exam/mathjax/tex-chtml.js"
     return None
 
 
-class BookFiles(StaticFiles):
+class BookFiles(Assets):
     """The built book; a page that says "run make book" while it does not exist."""
 
     def __init__(self, directory: Path):

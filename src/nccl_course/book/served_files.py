@@ -1,0 +1,202 @@
+"""What the course server needs from a built edition, written when the HTML build ends.
+
+- ``csp-hashes.json``: for every page, the SHA-256 digests of its inline scripts and of its
+  inline event-handler attributes (the theme's ``onclick="toggleFullScreen()"``). The server
+  (``nccl_course.server.content_policy``) lists them in that page's Content-Security-Policy,
+  so the book runs without ``'unsafe-inline'`` for scripts: an injected script has no listed
+  digest and does not run. Sphinx and its themes write several small inline scripts on every
+  page (the colour mode, ``DOCUMENTATION_OPTIONS.pagename``, MathJax's options, ...), one of
+  them different on each page, hence one list per page.
+  A page with embedded ipywidgets (a ``WIDGET_STATE_TYPE`` script) is marked ``"eval": true``:
+  the widget manager (``@jupyter-widgets/html-manager``) checks the widgets' state with Ajv,
+  which compiles its JSON schemas into functions with ``new Function``, so only those pages
+  get ``'unsafe-eval'``.
+  The search page (``SEARCH_PAGE``) lists every page's handler digests: Sphinx's search reads
+  each result page with ``DOMParser`` to show a summary, and Chrome checks the handlers of
+  such a parsed page against the search page's policy (they never run there).
+- ``FILE.gz`` beside every compressible file of ``COMPRESSED_SUFFIXES`` of at least
+  ``MIN_COMPRESS_BYTES``: the server sends it to browsers that accept gzip
+  (``nccl_course.server.assets``), so no request pays for compression. Written once per
+  changed file (a ``.gz`` newer than its file is kept), with a zero gzip timestamp so the same
+  build writes the same bytes.
+
+Runs last among the ``build-finished`` handlers (priority 900) so every page is final.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import os
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the server imports MANIFEST; it need not load Sphinx for that
+    from sphinx.application import Sphinx
+
+MANIFEST = "csp-hashes.json"
+#: Files worth compressing: text and uncompressed fonts. Source maps are left out (only a
+#: browser's developer tools fetch them); images, woff/woff2 and audio are compressed already.
+COMPRESSED_SUFFIXES = frozenset(
+    {".html", ".js", ".css", ".json", ".svg", ".txt", ".md", ".ipynb", ".py", ".ttf",
+     ".otf", ".eot", ".inv", ".xml", ".ico"}
+)  # fmt: skip
+#: Below about one TCP packet (bytes) gzip saves next to nothing and costs a file.
+MIN_COMPRESS_BYTES = 1024
+#: A .gz is kept only when it is at most this fraction of the file's size.
+MAX_COMPRESSED_RATIO = 0.9
+# The script types a browser runs (the HTML standard's JavaScript MIME types, and modules);
+# any other type (application/json, text/x-thebe-config, ...) is a data block, never run.
+JAVASCRIPT_TYPES = frozenset(
+    {"", "module", "text/javascript", "application/javascript", "application/ecmascript",
+     "application/x-ecmascript", "application/x-javascript", "text/ecmascript",
+     "text/javascript1.0", "text/javascript1.1", "text/javascript1.2", "text/javascript1.3",
+     "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
+     "text/x-ecmascript", "text/x-javascript"}
+)  # fmt: skip
+
+#: Sphinx's search page, which parses the other pages of its edition.
+SEARCH_PAGE = "search.html"
+#: The widget state MyST-NB embeds in a page whose notebook shows ipywidgets.
+WIDGET_STATE_TYPE = "application/vnd.jupyter.widget-state+json"
+
+
+def csp_hash(text: str) -> str:
+    """``sha256-BASE64`` of ``text`` as a browser hashes it (UTF-8, line ends as LF)."""
+    data = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
+    return "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode("ascii")
+
+
+class _InlineCode(HTMLParser):
+    """Collects the text of inline scripts a browser runs and of ``on...=`` attributes."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.scripts: list[str] = []
+        self.handlers: list[str] = []
+        self.script_types: set[str] = set()
+        self._script: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name.startswith("on") and value:
+                self.handlers.append(value)
+        if tag == "script":
+            found = dict(attrs)
+            kind = (found.get("type") or "").strip().lower().split(";")[0].strip()
+            self.script_types.add(kind)
+            runs = "src" not in found and kind in JAVASCRIPT_TYPES
+            self._script = [] if runs else None
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts.append("".join(self._script))
+            self._script = None
+
+
+def _parse(page: str) -> _InlineCode:
+    parser = _InlineCode()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def inline_code(page: str) -> tuple[list[str], list[str]]:
+    """The inline scripts a browser runs on ``page`` (HTML) and its event-handler attributes."""
+    parser = _parse(page)
+    return parser.scripts, parser.handlers
+
+
+def page_hashes(page: str) -> dict:
+    """``{"scripts": [...], "handlers": [...]}``: the distinct digests, sorted; with
+    ``"eval": true`` for a page with embedded widgets."""
+    parser = _parse(page)
+    found: dict = {
+        "scripts": sorted({csp_hash(s) for s in parser.scripts}),
+        "handlers": sorted({csp_hash(h) for h in parser.handlers}),
+    }
+    if WIDGET_STATE_TYPE in parser.script_types:
+        found["eval"] = True
+    return found
+
+
+def write_manifest(outdir: Path) -> Path:
+    """Write ``outdir/csp-hashes.json``: each page's digests, by path relative to ``outdir``.
+    A translated edition inside another's folder (``tr/``) is left to its own build."""
+    outdir = Path(outdir)
+    nested = {p.parent for p in outdir.glob(f"*/{MANIFEST}")}
+    pages = {}
+    for path in sorted(outdir.rglob("*.html")):
+        if any(folder in path.parents for folder in nested) or "_static" in path.parts:
+            continue
+        key = path.relative_to(outdir).as_posix()
+        pages[key] = page_hashes(path.read_text(encoding="utf-8"))
+    if SEARCH_PAGE in pages:
+        every = {h for found in pages.values() for h in found["handlers"]}
+        pages[SEARCH_PAGE]["handlers"] = sorted(every)
+    target = outdir / MANIFEST
+    body = {
+        "about": "SHA-256 digests of each page's inline scripts and event-handler attributes, "
+        "for the course server's Content-Security-Policy (nccl_course.book.served_files)",
+        "pages": pages,
+    }
+    _replace(target, json.dumps(body, indent=1, sort_keys=True).encode("utf-8"))
+    return target
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file, so a running server never reads
+    half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def precompress(outdir: Path) -> tuple[int, int]:
+    """Write ``FILE.gz`` beside each compressible file of ``outdir`` whose ``.gz`` is missing or
+    older; remove a ``.gz`` that no longer pays. Returns (files written, files up to date)."""
+    written = fresh = 0
+    for root, _dirs, files in os.walk(outdir):
+        for name in files:
+            path = Path(root) / name
+            if path.suffix not in COMPRESSED_SUFFIXES:
+                continue
+            size = path.stat().st_size
+            packed = path.with_name(name + ".gz")
+            if size < MIN_COMPRESS_BYTES:
+                continue
+            if packed.exists() and packed.stat().st_mtime_ns >= path.stat().st_mtime_ns:
+                fresh += 1
+                continue
+            data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+            if len(data) > MAX_COMPRESSED_RATIO * size:
+                packed.unlink(missing_ok=True)
+                continue
+            _replace(packed, data)
+            written += 1
+    return written, fresh
+
+
+def _build_finished(app: Sphinx, exception: Exception | None) -> None:
+    from sphinx.util import logging
+
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    write_manifest(outdir)
+    written, fresh = precompress(outdir)
+    logging.getLogger(__name__).info(
+        f"served files: {MANIFEST} written; {written} files gzipped ({fresh} up to date)"
+    )
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("build-finished", _build_finished, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,86 @@
+"""What the build leaves for the server (nccl_course.book.served_files): the digests of the
+inline code a browser runs on each page (not data blocks, not scripts loaded by src), and a gzip
+copy beside each compressible file, written again only when the file changed."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import os
+
+from nccl_course.book.served_files import (
+    MANIFEST,
+    MIN_COMPRESS_BYTES,
+    csp_hash,
+    inline_code,
+    page_hashes,
+    precompress,
+    write_manifest,
+)
+
+WIDGETS = '<script type="application/vnd.jupyter.widget-state+json">{"state": {}}</script>'
+
+
+def test_a_digest_is_the_base64_sha256_of_the_utf8_text():
+    text = "let s = 'ş';\r\nrun(s);"
+    digest = hashlib.sha256("let s = 'ş';\nrun(s);".encode()).digest()
+    assert csp_hash(text) == "sha256-" + base64.b64encode(digest).decode()
+
+
+def test_only_code_a_browser_runs_is_listed():
+    page = (
+        "<script>a &amp;&& b < c</script>"  # script text is raw: no entity is decoded
+        '<script type="module">m()</script>'
+        '<script type="text/javascript">t()</script>'
+        '<script src="x.js"></script>'
+        '<script type="application/json">{"not": "run"}</script>'
+        '<script type="text/x-thebe-config">{}</script>'
+        '<button onclick="go(&quot;x&quot;)" onmouseover="hover()">b</button>'
+    )
+    scripts, handlers = inline_code(page)
+    assert scripts == ["a &amp;&& b < c", "m()", "t()"]
+    assert handlers == ['go("x")', "hover()"]  # attribute values are decoded
+    found = page_hashes(page)
+    assert found["scripts"] == sorted(csp_hash(s) for s in scripts)
+    assert "eval" not in found
+    assert page_hashes(WIDGETS + page)["eval"] is True
+
+
+def test_the_manifest_lists_every_page_and_leaves_a_nested_edition_to_its_own(tmp_path):
+    (tmp_path / "book").mkdir()
+    (tmp_path / "tr").mkdir()
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "index.html").write_text("<script>a()</script>")
+    (tmp_path / "book" / "x.html").write_text('<b onclick="b()">x</b>')
+    (tmp_path / "search.html").write_text("<script>s()</script>")
+    (tmp_path / "_static" / "t.html").write_text("<script>t()</script>")
+    (tmp_path / "tr" / "index.html").write_text("<script>c()</script>")
+    write_manifest(tmp_path / "tr")
+    pages = json.loads(write_manifest(tmp_path).read_text())["pages"]
+    assert sorted(pages) == ["book/x.html", "index.html", "search.html"]
+    assert pages["index.html"] == {"scripts": [csp_hash("a()")], "handlers": []}
+    # search reads every page with DOMParser: it lists every page's handlers
+    assert pages["search.html"]["handlers"] == [csp_hash("b()")]
+    turkish = json.loads((tmp_path / "tr" / MANIFEST).read_text())["pages"]
+    assert turkish == {"index.html": {"scripts": [csp_hash("c()")], "handlers": []}}
+
+
+def test_compressible_files_get_a_gzip_copy_once(tmp_path):
+    big = ("function f() { return 42; }\n" * 200).encode()
+    (tmp_path / "app.js").write_bytes(big)
+    (tmp_path / "small.css").write_bytes(b"a{}" * (MIN_COMPRESS_BYTES // 4))
+    (tmp_path / "font.woff2").write_bytes(big)  # compressed already
+    (tmp_path / "noise.svg").write_bytes(os.urandom(4096))  # does not pay
+    assert precompress(tmp_path) == (1, 0)
+    assert gzip.decompress((tmp_path / "app.js.gz").read_bytes()) == big
+    assert sorted(p.name for p in tmp_path.glob("*.gz")) == ["app.js.gz"]
+    assert precompress(tmp_path) == (0, 1)  # up to date: not written again
+
+    changed = big + b"// more\n"
+    (tmp_path / "app.js").write_bytes(changed)
+    earlier = os.stat(tmp_path / "app.js").st_mtime_ns - 10**9
+    os.utime(tmp_path / "app.js.gz", ns=(earlier, earlier))  # the copy is older
+    assert precompress(tmp_path) == (1, 0)
+    assert gzip.decompress((tmp_path / "app.js.gz").read_bytes()) == changed
