@@ -209,7 +209,9 @@ def test_no_trusted_issuer_at_all_is_not_pinned_and_exit_is_3(files, monkeypatch
         capsys=capsys,
     )
     assert code == 3
-    assert "  not checked  issuer     issuer did:web:127.0.0.1%3A8000 is not pinned (no trusted" in out
+    assert (
+        "  not checked  issuer     issuer did:web:127.0.0.1%3A8000 is not pinned (no trusted" in out
+    )
     assert "--issuer DID or --trust-file FILE" in err
 
 
