@@ -102,6 +102,16 @@ def test_the_library_rejects_a_tampered_course_credential(tmp_path):
     answer = run_node("verify", tmp_path, tampered, **examples_config())
     assert answer["verified"] is False
     assert "Invalid signature" in answer["error"]
+    # And the course agrees.
+    ours = verify(
+        tampered,
+        trusted_issuers=[load(EXAMPLES / "did.json")["id"]],
+        did_document=load(EXAMPLES / "did.json"),
+        status_list=load(EXAMPLES / "status-list.json"),
+        now=parse_datetime(load(EXAMPLES / "status-list.json")["validFrom"]),
+    )
+    assert ours.verdict == "NOT VALID"
+    assert ours.reason.startswith("signature: signature does not match")
 
 
 @pytest.fixture(scope="module")
