@@ -38,7 +38,7 @@ def test_register_confirm_by_mail_then_start(offline_page, tmp_path):
 
             page.click("#resend")  # a second mail; only its link works
             page.wait_for_function(
-                "document.querySelector('#message').textContent.includes('new link')"
+                "() => document.querySelector('#message').textContent.includes('new link')"
             )
             first, second = sink.wait(2)
             assert first["To"] == second["To"] == "grace@example.org"

@@ -114,7 +114,9 @@ def check_result_page(page, keys: list[dict]) -> None:
         "Choice 2: Call <code>ncclAllReduce</code> for <strong>$2(p-1)$</strong> steps"
     )
     # every answer is rendered: no Markdown backticks, and math is typeset, not left as $...$
-    page.wait_for_function("!document.querySelector('#feedback .your-answer .MathJax_Preview')")
+    page.wait_for_function(
+        "() => !document.querySelector('#feedback .your-answer .MathJax_Preview')"
+    )
     for index, key in enumerate(keys):
         li = page.locator(f'#feedback li.question[data-index="{index}"]')
         shown = li.locator(".your-answer").inner_text()
@@ -136,7 +138,7 @@ def verify_on_page(page, url: str, credential_text: str) -> str:
     page.fill("#credential-text", credential_text)
     page.click("#verify")
     page.wait_for_selector("#verdict-panel:not([hidden])")
-    page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
     return page.inner_text("#verdict")
 
 
@@ -231,15 +233,15 @@ def test_exam_end_to_end(offline_page, tmp_path):
         # this time through the file picker (upload) instead of pasting
         page.goto(server.url + "/exam/verify")
         page.set_input_files("#credential-file", str(credential_path))
-        page.wait_for_function("document.querySelector('#credential-text').value.length > 0")
+        page.wait_for_function("() => document.querySelector('#credential-text').value.length > 0")
         page.click("#verify")
-        page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+        page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
         assert page.inner_text("#verdict") == "REVOKED"
         assert "revoked" in page.inner_text("#reason")
         assert not page.locator("#share").is_visible()
         # the QR-code link form (?id=...) shows the same verdict
         page.goto(f"{server.url}/exam/verify?id={credential['id']}")
-        page.wait_for_function("document.querySelector('#verdict').textContent.length > 0")
+        page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
         assert page.inner_text("#verdict") == "REVOKED"
 
     assert offline_page.external == []
