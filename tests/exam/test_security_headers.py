@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
+from pathlib import Path
 
 import pytest
 
 from nccl_course.book.served_files import MANIFEST, csp_hash, write_manifest
+from nccl_course.server.assets import IMMUTABLE
 from nccl_course.server.content_policy import SITE_POLICY, page_key, policy
 from nccl_course.server.security_headers import HSTS, SecurityHeaders, security_headers
 from tests.exam.conftest import client_for, running_app
@@ -135,3 +138,22 @@ def test_hsts_only_in_production_and_a_route_own_header_wins():
     assert [k for k, _ in sent[0]["headers"]].count(b"x-frame-options") == 1
     assert headers[b"strict-transport-security"] == b"max-age=31536000"
     assert headers[b"x-content-type-options"] == b"nosniff"
+
+
+def test_the_proxies_fall_back_to_the_server_own_headers():
+    """deploy/Caddyfile and deploy/nginx.conf set each header only where a response lacks it,
+    with the server's own value (a proxy that sent another would contradict the server)."""
+    deploy = Path(__file__).resolve().parents[2] / "deploy"
+    caddy = (deploy / "Caddyfile").read_text()
+    nginx = (deploy / "nginx.conf").read_text()
+    for raw_name, raw_value in security_headers(True):
+        name, value = raw_name.decode(), re.escape(raw_value.decode())
+        assert re.search(rf'^\s*header \?{name} "?{value}"?$', caddy, re.M | re.I), name
+        found = re.search(
+            rf'^map \$upstream_http_{name.replace("-", "_")} \$(\w+) {{\n\s+"" "{value}";',
+            nginx,
+            re.M | re.I,
+        )
+        assert found, name
+        assert re.search(rf"^\s*add_header {name} \${found[1]} always;$", nginx, re.M | re.I)
+    assert f'?Cache-Control "{IMMUTABLE}"' in caddy and f'"{IMMUTABLE}";' in nginx
