@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import threading
 from datetime import timedelta
 
 from sqlalchemy import insert, select
@@ -55,6 +56,12 @@ from nccl_course.store.queries import (
 
 log = logging.getLogger("nccl_course.exam")
 
+# Starts and submits (drawing, grading, signing: milliseconds of Python each) running at once
+# in one process. More threads than this gain nothing under the GIL and take it from the event
+# loop and the answer writer: a class arriving together would make every answer save wait
+# behind tens of starts. Waiting threads hold no GIL.
+HEAVY_AT_ONCE = 2
+
 
 class Attempts:
     def __init__(
@@ -72,6 +79,7 @@ class Attempts:
         self.blueprint = blueprint
         self.engine = engine
         self.credentials = credentials
+        self._heavy = threading.BoundedSemaphore(HEAVY_AT_ONCE)
 
     def overview(self, token: str | None) -> dict:
         """The learner's name and every attempt, closing any whose time ran out."""
@@ -114,14 +122,15 @@ class Attempts:
                 "exam_unavailable",
                 N_("the exam has no questions: none of the blueprint's chapter banks exist"),
             )
-        for _ in range(3):
-            try:
-                started = self._start_once(token, language)
-                break
-            except IntegrityError:
-                continue  # a concurrent start took the same number: look again
-        else:
-            raise Conflict("busy", N_("another start is in progress; try again"))
+        with self._heavy:
+            for _ in range(3):
+                try:
+                    started = self._start_once(token, language)
+                    break
+                except IntegrityError:
+                    continue  # a concurrent start took the same number: look again
+            else:
+                raise Conflict("busy", N_("another start is in progress; try again"))
         if isinstance(started, str):  # an open attempt resumes
             return self.view(token, started)
         return started
@@ -279,13 +288,14 @@ class Attempts:
         A passed attempt gets its credential now."""
         with self.db.read() as session:
             attempt = find_learners_attempt(session, token, attempt_id)
-        closed = self._close(attempt.learner_id, attempt_id, reason="submitted")
-        if closed is None or closed.passed:  # passed now, or closed before: issue if due
-            try:
-                self.credentials.ensure(attempt_id)
-            except Exception:
-                # The grade stands; the credential is issued again on the next download.
-                log.exception("attempt %s: issuing the credential failed", attempt_id)
+        with self._heavy:
+            closed = self._close(attempt.learner_id, attempt_id, reason="submitted")
+            if closed is None or closed.passed:  # passed now, or closed before: issue if due
+                try:
+                    self.credentials.ensure(attempt_id)
+                except Exception:
+                    # The grade stands; the credential is issued again on the next download.
+                    log.exception("attempt %s: issuing the credential failed", attempt_id)
         return self.view(token, attempt_id)
 
     def _close(self, learner_id: int, attempt_id: str, *, reason: str) -> Attempt | None:
