@@ -175,6 +175,12 @@ class ServerCpu:
         self.sample()
 
     @property
+    def peak_cores(self) -> float:
+        """The most cores the servers used over one sampling interval."""
+        pairs = zip(self.samples, self.samples[1:], strict=False)
+        return max(((n2 - n1) / 1e9 / (t2 - t1) for (t1, n1), (t2, n2) in pairs), default=0.0)
+
+    @property
     def total_s(self) -> float:
         return (self.samples[-1][1] - self.samples[0][1]) / 1e9 if len(self.samples) > 1 else 0.0
 
@@ -526,12 +532,27 @@ async def _guarded(coro, learner: Learner) -> None:
         learner.finished = True
 
 
-async def _loop_lag(lags: list, stop: asyncio.Event, every_s: float = 0.05) -> None:
-    """How late this event loop wakes up (seconds): a busy client delays every request."""
+async def _loop_lag(lags: list, busy: list, stop: asyncio.Event, every_s: float = 0.05) -> None:
+    """How late this event loop wakes up (seconds), and (perf_counter, process CPU) samples
+    for the process's busiest second: a busy client delays every request it times."""
     while not stop.is_set():
         t = time.perf_counter()
         await asyncio.sleep(every_s)
-        lags.append(time.perf_counter() - t - every_s)
+        now = time.perf_counter()
+        lags.append(now - t - every_s)
+        busy.append((now, time.process_time()))
+
+
+def peak_share(samples: list[tuple[float, float]], window_s: float = 1.0) -> float:
+    """The largest share of one core used over any ``window_s`` of (time, CPU time) samples."""
+    peak, j = 0.0, 0
+    for i in range(len(samples)):
+        while samples[i][0] - samples[j][0] > window_s:
+            j += 1
+        span = samples[i][0] - samples[j][0]
+        if span >= window_s * 0.8:
+            peak = max(peak, (samples[i][1] - samples[j][1]) / span)
+    return peak
 
 
 async def drive(urls: list[str], learners: list[Learner], options: dict, t0: float) -> dict:
@@ -541,8 +562,8 @@ async def drive(urls: list[str], learners: list[Learner], options: dict, t0: flo
     clients = [
         HttpClient(url, options["connections"], options["request_timeout_s"]) for url in urls
     ]
-    stop, lags = asyncio.Event(), []
-    lag_task = asyncio.ensure_future(_loop_lag(lags, stop))
+    stop, lags, busy = asyncio.Event(), [], []
+    lag_task = asyncio.ensure_future(_loop_lag(lags, busy, stop))
     cpu0, wall0 = time.process_time(), time.perf_counter()
     if options["closed_loop"]:
         coros = [
@@ -587,6 +608,7 @@ async def drive(urls: list[str], learners: list[Learner], options: dict, t0: flo
         "cpu_s": time.process_time() - cpu0,
         "wall_s": time.perf_counter() - wall0,
         "lags": lags,
+        "peak_share": peak_share(busy),
         "end": time.perf_counter(),
     }
 
@@ -662,6 +684,7 @@ def run_clients(urls: list[str], count: int, tag: str, options: dict, server_cpu
         "client_cpu_s": [r["cpu_s"] for r in results],
         "client_wall_s": [r["wall_s"] for r in results],
         "lags": [v for r in results for v in r["lags"]],
+        "client_peak_share": [r["peak_share"] for r in results],
     }
     merged["wall_s"] = max(r["end"] for r in results) - t0
     return merged
@@ -999,36 +1022,46 @@ def _fmt(x) -> str:
     return "-" if x is None else f"{x:.1f}"
 
 
-def client_verdict(load: dict, server_cpu_s: float) -> tuple[bool, str]:
+def client_verdict(load: dict, server_cpu_s: float, server_peak_cores: float = 0.0):
     """Whether the clients, not the servers, limited the run, and the sentence saying so:
-    a client process near a full core, or its event loop running late (p99 lag), or a
-    machine whose cores are all busy with the clients using more of them than the servers."""
+    a client process near a full core in its busiest second, its event loop running late
+    (p99 lag: every latency it timed includes that wait), or a machine whose cores are all
+    busy with the clients using more of them than the servers."""
     wall = max(load["client_wall_s"] or [0.0]) or 1.0
-    shares = [c / w for c, w in zip(load["client_cpu_s"], load["client_wall_s"], strict=True) if w]
-    busiest = max(shares, default=0.0)
+    peak = max(load.get("client_peak_share") or [0.0])
     lag = percentile(load["lags"], 0.99) if load["lags"] else 0.0
     client_cores = sum(load["client_cpu_s"]) / wall
     server_cores = server_cpu_s / wall if server_cpu_s == server_cpu_s else 0.0
     cores = os.cpu_count() or 1
     reasons = []
-    if busiest >= CLIENT_BUSY_SHARE:
-        reasons.append(f"a client process used {busiest:.0%} of a core")
+    if peak >= CLIENT_BUSY_SHARE:
+        reasons.append(f"a client process used {peak:.0%} of a core in its busiest second")
     if lag >= CLIENT_LAG_S:
-        reasons.append(f"the client's event loop ran {lag * 1000:.0f} ms late (p99)")
+        why = (
+            "the machine was busy: its own use peaked at"
+            if peak < CLIENT_BUSY_SHARE
+            else "its use peaked at"
+        )
+        reasons.append(
+            f"the client's event loop ran {lag * 1000:.0f} ms late (p99; {why} {peak:.0%} "
+            "of a core)"
+        )
     if client_cores + server_cores >= 0.9 * cores and client_cores > server_cores:
         reasons.append(
             f"the machine's {cores} cores were busy and the clients used more of them "
             f"({client_cores:.2f}) than the servers ({server_cores:.2f})"
         )
     summary = (
-        f"clients: {len(shares)} processes, {sum(load['client_cpu_s']):.1f} s CPU "
-        f"({client_cores:.2f} cores; busiest {busiest:.0%} of a core), event loop lag p99 "
-        f"{lag * 1000:.1f} ms; servers {server_cores:.2f} cores of {cores}"
+        f"clients: {len(load['client_cpu_s'])} processes, {sum(load['client_cpu_s']):.1f} s "
+        f"CPU ({client_cores:.2f} cores on average; busiest second {peak:.0%} of a core), "
+        f"event loop lag p99 {lag * 1000:.1f} ms; servers {server_cores:.2f} cores on average, "
+        f"{server_peak_cores:.2f} in their busiest half second, of {cores}"
     )
     if reasons:
         return True, (
             f"{summary}\nCLIENT-BOUND: {'; '.join(reasons)}: these latencies measure the "
-            "benchmark's clients as much as the server (use more --clients, or a second machine)"
+            "benchmark's clients and machine as much as the server (use more --clients, "
+            "a quieter machine, or a second one)"
         )
     return False, f"{summary}; the client is not the bottleneck"
 
@@ -1280,7 +1313,9 @@ def report(args, load, learners, integrity, server_cpu, zones, alive, baseline) 
     steady = steady_window(load["when"])
     server_cpu_s = server_cpu.total_s if server_cpu and alive else float("nan")
     by_type = cpu_by_type(server_cpu.samples, load["when"]) if server_cpu and alive else {}
-    client_bound, client_line = client_verdict(load, server_cpu_s)
+    client_bound, client_line = client_verdict(
+        load, server_cpu_s, server_cpu.peak_cores if server_cpu else 0.0
+    )
     figures = {
         "mode": "closed-loop" if args.closed_loop else "open-loop",
         "learners": args.learners,
@@ -1317,6 +1352,8 @@ def report(args, load, learners, integrity, server_cpu, zones, alive, baseline) 
         "client_cpu_s": round(sum(load["client_cpu_s"]), 2),
         "client_bound": client_bound,
         "client_loop_lag_p99_ms": _ms(load["lags"], 0.99),
+        "client_peak_share": round(max(load["client_peak_share"] or [0.0]), 3),
+        "server_peak_cores": round(server_cpu.peak_cores, 2) if server_cpu else None,
         "load_average_1min": round(os.getloadavg()[0], 2),
         "cut_off_learners": load["cut_off"],
         "errors": len(errors),

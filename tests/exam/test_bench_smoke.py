@@ -159,12 +159,35 @@ def test_cpu_by_type_recovers_the_cost_of_each_request_type():
 
 def test_client_verdict_names_a_busy_client():
     bench = load_bench()
-    busy = {"client_cpu_s": [9.5], "client_wall_s": [10.0], "lags": [0.001] * 100}
+    busy = {
+        "client_cpu_s": [3.0],
+        "client_wall_s": [10.0],
+        "client_peak_share": [0.95],
+        "lags": [0.001] * 100,
+    }
     bound, line = bench.client_verdict(busy, server_cpu_s=2.0)
-    assert bound and "CLIENT-BOUND" in line and "95% of a core" in line
-    idle = {"client_cpu_s": [1.0, 1.2], "client_wall_s": [10.0, 10.0], "lags": [0.001] * 100}
+    assert bound and "CLIENT-BOUND" in line and "95% of a core in its busiest second" in line
+    late = dict(busy, client_peak_share=[0.2], lags=[0.001] * 90 + [0.2] * 10)
+    bound, line = bench.client_verdict(late, server_cpu_s=2.0)
+    assert bound and "ran 200 ms late" in line and "the machine was busy" in line
+    idle = {
+        "client_cpu_s": [1.0, 1.2],
+        "client_wall_s": [10.0, 10.0],
+        "client_peak_share": [0.3, 0.2],
+        "lags": [0.001] * 100,
+    }
     bound, line = bench.client_verdict(idle, server_cpu_s=2.0)
     assert not bound and "not the bottleneck" in line
+
+
+def test_peak_share_finds_the_busiest_second():
+    bench = load_bench()
+    # 0.1 s ticks: idle, then one second at 90% of a core, then idle again.
+    samples, cpu = [], 0.0
+    for i in range(50):
+        cpu += 0.09 if 20 <= i < 30 else 0.001
+        samples.append((i * 0.1, cpu))
+    assert bench.peak_share(samples) == pytest.approx(0.9, abs=0.1)
 
 
 def test_bench_two_servers_need_postgresql(quizzes_dir, capsys):
