@@ -225,6 +225,10 @@ class Question(BaseModel):
     prompt_format: str
     difficulty: int
     tags: list[str]
+    objective: str | None = Field(
+        None, description="the learning objective it tests (quizzes/_objectives.yml)"
+    )
+    skill: str | None = Field(None, description="the skill it exercises, shared across questions")
     choices: list[str] | None = None
     unit: str | None = None
     units: list[str] | None = None
