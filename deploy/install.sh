@@ -18,7 +18,7 @@
 # installed when the release has no .venv of its own (a dry run builds nothing).
 set -euo pipefail
 
-DEPLOY_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEPLOY_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P) # the release itself, not current/
 SOURCE_DIR=$(dirname "$DEPLOY_DIR")
 
 usage() {
