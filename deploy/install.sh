@@ -433,9 +433,9 @@ step_check() {
 	want=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -v '^$' | sort -u || true)
 	have=$(getent ahosts "$domain" | awk '{print $1}' | sort -u || true)
 	if [ -z "$have" ]; then
-		say "DNS: $domain does not resolve; add an A (and AAAA) record for this host: $(echo $want)"
+		say "DNS: $domain does not resolve; add an A (and AAAA) record for this host: ${want//$'\n'/ }"
 	elif [ -z "$(comm -12 <(echo "$want") <(echo "$have"))" ]; then
-		say "DNS: $domain resolves to $(echo $have), not to this host ($(echo $want)): behind a NAT or load balancer that is expected"
+		say "DNS: $domain resolves to ${have//$'\n'/ }, not to this host (${want//$'\n'/ }): behind a NAT or load balancer that is expected"
 	else
 		say "DNS: $domain resolves to this host"
 	fi

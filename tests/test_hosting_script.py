@@ -283,3 +283,79 @@ def test_refusals_say_what_to_do(host):
     assert odd.returncode == 2 and "--domain takes a host name" in odd.stderr
     notag = host.run("upgrade", check=False)
     assert notag.returncode == 2 and "upgrade needs the release tag" in notag.stderr
+
+
+# What an upgrade's migration may do while hosts with the previous release still serve on the
+# same database (the guide's rolling upgrade): add tables, indexes and columns that old code
+# can leave out.
+ADDITIVE = {"create_table", "create_index", "add_column", "get_bind"}
+
+
+def migration_problems(source: str) -> list[str]:
+    """What in a migration's upgrade() the previous release could not run on."""
+    import ast
+
+    tree = ast.parse(source)
+    (upgrade,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "upgrade"]
+    created = set()
+    problems = []
+    for call in ast.walk(upgrade):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            continue
+        if not (isinstance(call.func.value, ast.Name) and call.func.value.id == "op"):
+            continue
+        name = call.func.attr
+        first = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+        keywords = {k.arg: k.value for k in call.keywords}
+        if name not in ADDITIVE:
+            problems.append(f"op.{name}")
+        elif name == "create_table":
+            created.add(first)
+        elif name == "create_index":
+            table = call.args[1].value if len(call.args) > 1 else None
+            unique = keywords.get("unique")
+            if isinstance(unique, ast.Constant) and unique.value and table not in created:
+                problems.append(f"a unique index on the existing table {table}")
+        elif name == "add_column":
+            column = {k.arg: k.value for k in call.args[1].keywords}
+            required = isinstance(column.get("nullable"), ast.Constant) and not (
+                column["nullable"].value
+            )
+            if required and "server_default" not in column:
+                problems.append(f"a required column without a server default on {first}")
+    return problems
+
+
+def test_the_rule_finds_what_old_code_cannot_run_on():
+    source = """
+def upgrade():
+    op.create_table("t", sa.Column("id", sa.Integer))
+    op.create_index("i", "t", ["id"], unique=True)
+    op.add_column("a", sa.Column("x", sa.String, nullable=False, server_default="en"))
+    op.add_column("a", sa.Column("y", sa.String))
+    op.add_column("a", sa.Column("z", sa.String, nullable=False))
+    op.create_index("j", "a", ["y"], unique=True)
+    op.drop_column("a", "w")
+    op.alter_column("a", "v", new_column_name="u")
+"""
+    assert migration_problems(source) == [
+        "a required column without a server default on a",
+        "a unique index on the existing table a",
+        "op.drop_column",
+        "op.alter_column",
+    ]
+
+
+def test_every_migration_lets_the_previous_release_run_on_its_schema():
+    from nccl_course.store.db import MIGRATIONS
+
+    found = {
+        path.name: migration_problems(path.read_text())
+        for path in sorted((MIGRATIONS / "versions").glob("[0-9]*.py"))
+    }
+    assert len(found) >= 6
+    assert not {name: p for name, p in found.items() if p}, (
+        "a migration the previous release cannot run on: the hosting guide's rolling upgrade "
+        "(book/practice/06-hosting.md) needs every host stopped for it; say so in the guide "
+        f"and the release notes: {found}"
+    )
