@@ -1,6 +1,7 @@
 """What the build leaves for the server (nccl_course.book.served_files): the digests of the
-inline code a browser runs on each page (not data blocks, not scripts loaded by src), and a gzip
-copy beside each compressible file, written again only when the file changed."""
+inline code a browser runs on each page (not data blocks, not scripts loaded by src), a gzip
+copy beside each compressible file, written again only when the file changed, and Sphinx's
+catalog of a translated edition in a form that runs without eval."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
+import subprocess
+
+import pytest
 
 from nccl_course.book.served_files import (
     MANIFEST,
     MIN_COMPRESS_BYTES,
+    TRANSLATIONS_JS,
     csp_hash,
     inline_code,
     page_hashes,
     precompress,
+    rewrite_translations,
     write_manifest,
 )
 
@@ -84,3 +91,45 @@ def test_compressible_files_get_a_gzip_copy_once(tmp_path):
     os.utime(tmp_path / "app.js.gz", ns=(earlier, earlier))  # the copy is older
     assert precompress(tmp_path) == (1, 0)
     assert gzip.decompress((tmp_path / "app.js.gz").read_bytes()) == changed
+
+
+SPHINX_CATALOG = {
+    "locale": "tr",
+    "messages": {"Search": "Ara", "%(num)s page": ["%(num)s sayfa", "%(num)s sayfa"]},
+    "plural_expr": "(n > 1)",
+}
+# What the rewritten catalog does in a page, run by node with doctools.js's object in place.
+RUN_CATALOG = """
+globalThis.Documentation = { TRANSLATIONS: {}, LOCALE: "unknown" };
+require(process.argv[1]);
+console.log(JSON.stringify([Documentation.TRANSLATIONS, Documentation.LOCALE,
+                            Documentation.PLURAL_EXPR(1), Documentation.PLURAL_EXPR(2)]));
+"""
+
+
+def sphinx_translations(folder, catalog) -> str:
+    path = folder / TRANSLATIONS_JS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"Documentation.addTranslations({json.dumps(catalog, indent=4)});\n")
+    return path
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (make setup)")
+def test_sphinx_catalog_is_set_without_eval(tmp_path):
+    path = sphinx_translations(tmp_path, SPHINX_CATALOG)
+    assert rewrite_translations(tmp_path)
+    text = path.read_text()
+    assert "addTranslations(" not in text and "Function(" not in text and "eval(" not in text
+    assert not rewrite_translations(tmp_path)  # once
+    ran = subprocess.run(
+        ["node", "-e", RUN_CATALOG, str(path)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(ran.stdout) == [SPHINX_CATALOG["messages"], "tr", 0, 1]
+
+
+def test_a_plural_rule_that_is_not_arithmetic_is_left_alone(tmp_path):
+    catalog = dict(SPHINX_CATALOG, plural_expr="fetch('/x') && (n > 1)")
+    before = sphinx_translations(tmp_path, catalog).read_text()
+    assert not rewrite_translations(tmp_path)
+    assert (tmp_path / TRANSLATIONS_JS).read_text() == before
+    assert not rewrite_translations(tmp_path / "no-such-edition")

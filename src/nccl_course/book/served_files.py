@@ -19,6 +19,12 @@
   (``nccl_course.server.assets``), so no request pays for compression. Written once per
   changed file (a ``.gz`` newer than its file is kept), with a zero gzip timestamp so the same
   build writes the same bytes.
+- ``_static/translations.js`` of a translated edition, Sphinx's catalog for its search page
+  and buttons, is written again (``rewrite_translations``) to set the messages and the plural
+  rule directly: the original hands them to ``Documentation.addTranslations`` in Sphinx's
+  ``doctools.js``, which compiles the plural rule with ``new Function``, refused without
+  ``'unsafe-eval'``. The rule is the catalog's C expression (``(n > 1)``), valid JavaScript,
+  written only if it holds nothing but ``n``, digits and operators.
 
 Runs last among the ``build-finished`` handlers (priority 900) so every page is final.
 """
@@ -30,6 +36,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,6 +65,10 @@ JAVASCRIPT_TYPES = frozenset(
      "text/x-ecmascript", "text/x-javascript"}
 )  # fmt: skip
 
+#: Sphinx's JavaScript catalog of a translated edition, under the output folder.
+TRANSLATIONS_JS = "_static/translations.js"
+_ADD_TRANSLATIONS = "Documentation.addTranslations("
+_PLURAL_RULE = re.compile(r"[n0-9\s()<>=!&|?:%+\-*/]+")
 #: Sphinx's search page, which parses the other pages of its edition.
 SEARCH_PAGE = "search.html"
 #: The widget state MyST-NB embeds in a page whose notebook shows ipywidgets.
@@ -184,12 +195,38 @@ def precompress(outdir: Path) -> tuple[int, int]:
     return written, fresh
 
 
+def rewrite_translations(outdir: Path) -> bool:
+    """Rewrite ``outdir/_static/translations.js`` to need no ``eval``; False when there is
+    none, it is rewritten already, or its plural rule is not a plain expression of ``n``."""
+    path = Path(outdir) / TRANSLATIONS_JS
+    if not path.is_file():
+        return False
+    text = path.read_text(encoding="utf-8").strip()
+    if not (text.startswith(_ADD_TRANSLATIONS) and text.endswith(");")):
+        return False
+    catalog = json.loads(text[len(_ADD_TRANSLATIONS) : -2])
+    rule = catalog.get("plural_expr", "(n != 1)")
+    if not _PLURAL_RULE.fullmatch(rule):
+        return False
+    body = (
+        "/* Sphinx's catalog for this edition, set without compiling the plural rule at run\n"
+        "   time: the pages' Content-Security-Policy has no 'unsafe-eval'\n"
+        "   (nccl_course.book.served_files). */\n"
+        f"Object.assign(Documentation.TRANSLATIONS, {json.dumps(catalog['messages'])});\n"
+        f"Documentation.PLURAL_EXPR = (n) => Number({rule});\n"
+        f"Documentation.LOCALE = {json.dumps(catalog.get('locale', 'unknown'))};\n"
+    )
+    _replace(path, body.encode("utf-8"))
+    return True
+
+
 def _build_finished(app: Sphinx, exception: Exception | None) -> None:
     from sphinx.util import logging
 
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
+    rewrite_translations(outdir)
     write_manifest(outdir)
     written, fresh = precompress(outdir)
     logging.getLogger(__name__).info(
