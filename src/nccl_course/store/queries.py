@@ -8,22 +8,27 @@ This is the one place that turns a learner key into a learner: another learner's
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Text, bindparam, cast, insert, select, update
+from sqlalchemy import Text, bindparam, cast, select, update
 
 from nccl_course.exam.errors import NotFound, Unauthenticated
 from nccl_course.exam.learners import token_hash, unconfirmed
 from nccl_course.i18n.interface import N_
 from nccl_course.store.models import Answer, Attempt, AttemptQuestion, EmailLink, Learner
 
+_LEARNER_BY_KEY = select(*Learner.__table__.c).where(
+    Learner.__table__.c.token_hash == bindparam("key_hash")
+)
+
 
 def find_learner(session, token: str | None) -> Learner:
-    """The learner whose key this is; Unauthenticated if there is no key or it is unknown,
-    Forbidden (``unconfirmed``) if it is the key of a registration not confirmed yet."""
+    """The learner whose key this is (a copy, not attached to ``session``); Unauthenticated if
+    there is no key or it is unknown, Forbidden (``unconfirmed``) if it is the key of a
+    registration not confirmed yet."""
     if not token:
         raise Unauthenticated("no_token", N_("sign in first (register to get a learner key)"))
     hashed = token_hash(token)
-    learner = session.scalar(select(Learner).where(Learner.token_hash == hashed))
-    if learner is None:
+    row = session.execute(_LEARNER_BY_KEY, {"key_hash": hashed}).one_or_none()
+    if row is None:
         pending = session.scalar(
             select(EmailLink.email).where(
                 EmailLink.key_hash == hashed,
@@ -34,7 +39,9 @@ def find_learner(session, token: str | None) -> Learner:
         if pending is not None:
             raise unconfirmed(pending)
         raise Unauthenticated("bad_token", N_("unknown learner key: register or sign in again"))
-    return learner
+    # A copy not attached to the session (loading it through the ORM costs twice as much):
+    # read it; change learners through a query of their own.
+    return Learner(**row._mapping)
 
 
 def find_attempt(session, learner: Learner, attempt_id: str, *, lock=False) -> Attempt:
@@ -116,37 +123,43 @@ def answer_rows(session, attempt_pk: int) -> dict:
     }
 
 
+# An attempt's drawn questions, inserted on the driver's cursor (executemany): through
+# SQLAlchemy each row's parameters cost more CPU than the database's insert of it.
+_INSERT_QUESTIONS = (
+    "INSERT INTO attempt_questions "
+    "(attempt_id, position, chapter, question_id, instance_seed, public, key) VALUES "
+)
+_QUESTION_VALUES = {
+    "sqlite": "(?, ?, ?, ?, ?, ?, ?)",
+    "postgresql": "(%s, %s, %s, %s, %s, CAST(%s AS JSON), CAST(%s AS JSON))",
+}
+
+
 def insert_questions(session, attempt_pk: int, rows: list[dict]) -> None:
     """Store an attempt's drawn questions (rows of ``position``, ``chapter``, ``question_id``,
-    ``instance_seed``, ``public`` and ``key``); ``public`` and ``key`` are JSON text already
-    (encoded once: the same text the start's answer carries)."""
-    public, key = bindparam("q_public", type_=Text), bindparam("q_key", type_=Text)
-    if session.get_bind().dialect.name == "postgresql":
-        public, key = cast(public, JSON), cast(key, JSON)
-    statement = insert(AttemptQuestion.__table__).values(
-        attempt_id=bindparam("q_attempt"),
-        position=bindparam("q_position"),
-        chapter=bindparam("q_chapter"),
-        question_id=bindparam("q_question_id"),
-        instance_seed=bindparam("q_seed"),
-        public=public,
-        key=key,
-    )
-    session.execute(
-        statement,
-        [
-            {
-                "q_attempt": attempt_pk,
-                "q_position": row["position"],
-                "q_chapter": row["chapter"],
-                "q_question_id": row["question_id"],
-                "q_seed": row["instance_seed"],
-                "q_public": row["public"],
-                "q_key": row["key"],
-            }
-            for row in rows
-        ],
-    )
+    ``instance_seed``, ``public`` and ``key``) in the session's transaction; ``public`` and
+    ``key`` are JSON text already (encoded once: the same text the start's answer carries)."""
+    connection = session.connection()
+    statement = _INSERT_QUESTIONS + _QUESTION_VALUES[connection.dialect.name]
+    cursor = connection.connection.cursor()
+    try:
+        cursor.executemany(
+            statement,
+            [
+                (
+                    attempt_pk,
+                    row["position"],
+                    row["chapter"],
+                    row["question_id"],
+                    row["instance_seed"],
+                    row["public"],
+                    row["key"],
+                )
+                for row in rows
+            ],
+        )
+    finally:
+        cursor.close()
 
 
 def store_grades(session, grades: list[dict]) -> None:
