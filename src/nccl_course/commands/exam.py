@@ -1,18 +1,22 @@
-"""``nccl-course exam``: administer a running course server (revoke a credential)."""
+"""``nccl-course exam``: administer a running course server (revoke a credential) and read
+its exam's item statistics (``stats``: ``nccl_course.commands._exam_stats``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from nccl_course.commands import _exam_stats
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "exam",
-        help="administer a running course server (revoke an issued credential)",
+        help="administer a running course server (revoke a credential, item statistics)",
         description=(
             "Talk to a running course server ('nccl-course serve') through its token-protected "
             "admin API. The token comes from --token, else NCCL_COURSE_ADMIN_TOKEN, else the "
-            "file the server generated in its data folder (DATA_DIR/admin-token)."
+            "file the server generated in its data folder (DATA_DIR/admin-token). 'stats' "
+            "reads the server's database instead (no token, the server need not run)."
         ),
     )
     sub = parser.add_subparsers(dest="exam_command", metavar="ACTION", required=True)
@@ -25,6 +29,7 @@ def register(subparsers) -> None:
         "--data-dir", type=Path, default=Path(".data"), help="the server's data folder (.data)"
     )
     revoke.set_defaults(func=run_revoke)
+    _exam_stats.register(sub)
 
 
 def run_revoke(args) -> int:

@@ -66,7 +66,16 @@ from nccl_course.server.api_models import with_request_schemas
 from nccl_course.server.content_policy import BookPolicies
 from nccl_course.server.mailer import Mailer
 from nccl_course.server.ratelimit import RateLimiter
-from nccl_course.server.routes import admin, attempts, credentials, email, pages, share, status
+from nccl_course.server.routes import (
+    admin,
+    attempts,
+    credentials,
+    email,
+    item_stats,
+    pages,
+    share,
+    status,
+)
 from nccl_course.server.routes.deps import NO_STORE
 from nccl_course.server.routes.language import safe_language
 from nccl_course.server.security_headers import SecurityHeaders
@@ -237,6 +246,7 @@ def create_app(settings: Settings | None = None, *, create_keys: bool = True) ->
     app.include_router(credentials.router)
     app.include_router(share.router)
     app.include_router(admin.router)
+    app.include_router(item_stats.router)
     app.include_router(status.router)
     pages.mount_book(app, settings)  # last: it catches every other path
     with_request_schemas(app)  # the bodies the routes read themselves, in app.openapi()

@@ -7,6 +7,8 @@
   and the page ``/exam/confirm`` a mailed link opens);
 - ``credentials``: the credential download, the certificate and ``POST /exam/api/verify``;
 - ``admin``: ``POST /exam/api/admin/revoke`` with the admin token;
+- ``item_stats``: the exam's item statistics, ``GET /exam/api/admin/item-stats`` with the admin
+  token, and the page ``/exam/admin/stats`` that shows them;
 - ``status``: ``/exam/api/health``, ``/.well-known/did.json`` and ``/credentials/status/N``.
 
 ``deps`` holds the dependencies they share (the learner key, the service, the settings);

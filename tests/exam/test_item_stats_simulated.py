@@ -1,0 +1,192 @@
+"""Item statistics recover what was planted in a simulated class (``tests/support/simulated_class``:
+500 learners, 24 items of a 2PL model, 12 drawn per attempt, stored as graded attempts in a real
+SQLite database by the store's own code), through the store's query, ``nccl-course exam stats``
+and the admin API.
+
+Why a rank correlation above 0.9 for difficulty: each item is drawn by about 250 attempts, so
+its observed mean score has a standard error of at most sqrt(0.25 / 250) = 0.032, close to the
+mean gap of 0.035 between neighbouring planted difficulties. Neighbours may therefore swap, but
+even if every item sat one rank off, Spearman's rho would be 1 - 6 * 24 / (24 * 575) = 0.99, and
+a third of the items two or three ranks off still leaves about 0.97. A wrong difficulty (the
+wrong sign, scores mixed up between items) gives a rho near 0 or -1; 0.9 separates the two with
+room for noise.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+from sqlalchemy import event
+
+from nccl_course import cli
+from nccl_course.exam import item_stats
+from nccl_course.quiz.keys import correct_response
+from nccl_course.store.db import Database, sqlite_url
+from nccl_course.store.item_responses import graded_exams, graded_responses
+from tests.exam.conftest import keys_of
+from tests.support.simulated_class import BAD, EASY, EXAM_ID, class_database
+
+RHO_MIN = 0.9
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory):
+    folder, items = class_database(tmp_path_factory.mktemp("class") / "data")
+    return folder, {i.uid: i for i in items}
+
+
+def ranks(values) -> np.ndarray:
+    """Ranks 0..n-1 (the values here have no ties)."""
+    return np.argsort(np.argsort(np.asarray(values)))
+
+
+def spearman(xs, ys) -> float:
+    return float(np.corrcoef(ranks(xs), ranks(ys))[0, 1])
+
+
+def read_responses(folder):
+    db = Database(sqlite_url(folder / "course.db"))
+    statements = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    try:
+        with db.read() as session:
+            exams = graded_exams(session)
+            statements.clear()
+            responses = graded_responses(session, EXAM_ID)
+    finally:
+        db.dispose()
+    return exams, responses, statements
+
+
+def test_the_store_reads_every_graded_question_in_one_query(simulated):
+    folder, planted = simulated
+    exams, responses, statements = read_responses(folder)
+    assert exams == [(EXAM_ID, 500)]
+    assert len(statements) == 1
+    assert len(responses) == 500 * 12
+    assert {r.uid for r in responses} == set(planted)
+    assert {r.objective for r in responses} == {i.objective for i in planted.values()}
+
+
+def test_statistics_recover_the_planted_items(simulated):
+    folder, planted = simulated
+    _, responses, _ = read_responses(folder)
+    stats = item_stats.compute(responses)
+    items = {i.uid: i for i in stats.items}
+    uids = sorted(planted)
+    expected = [planted[u].expected_score() for u in uids]
+    observed = [items[u].difficulty for u in uids]
+    rho = spearman(expected, observed)
+    good = [u for u in uids if u not in (BAD, EASY)]
+    rho_a = spearman([planted[u].a for u in good], [items[u].discrimination for u in good])
+    print(f"\nspearman(planted expected score, observed difficulty) = {rho:.3f}")
+    print(f"spearman(planted a, observed discrimination), good items = {rho_a:.3f}")
+    for u in sorted(uids, key=lambda u: items[u].difficulty):
+        i, p = items[u], planted[u]
+        print(
+            f"{u:9} a={p.a:5.2f} b={p.b:5.2f} planted={p.expected_score():.3f} "
+            f"n={i.responses} p={i.difficulty:.3f} r={i.discrimination} {','.join(i.flags)}"
+        )
+    print(stats.reliability)
+    assert rho > RHO_MIN
+    # Exactly the planted items are flagged, each for what was planted.
+    assert stats.flagged(item_stats.NEGATIVE) == [BAD]
+    assert stats.flagged(item_stats.EASY) == [EASY]
+    assert sorted(u for u, i in items.items() if i.flags) == sorted([BAD, EASY])
+    assert items[BAD].discrimination < -0.2
+    assert min(items[u].discrimination for u in good) >= item_stats.LOW_DISCRIMINATION
+    assert all(i.responses >= stats.min_responses for i in stats.items)
+    rel = stats.reliability
+    assert (rel.method, rel.attempts, rel.positions) == ("KR-20", 500, 12)
+    assert 0.4 < rel.alpha < 0.9
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main(["exam", "stats", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_command_prints_json_csv_and_tables(simulated, capsys):
+    folder, _ = simulated
+    code, out, _ = run_cli(capsys, "--data-dir", folder, "--json")
+    assert code == 0
+    report = json.loads(out)
+    _, responses, _ = read_responses(folder)
+    assert report == {"exam_id": EXAM_ID, **item_stats.compute(responses).to_dict()}
+    code, out, _ = run_cli(capsys, "--database-url", sqlite_url(folder / "course.db"), "--csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == 24
+    flagged = {r["uid"]: r["flags"] for r in rows if r["flags"]}
+    assert flagged == {
+        BAD: item_stats.NEGATIVE,
+        EASY: f"{item_stats.UNDEFINED};{item_stats.EASY}",
+    }
+    code, out, _ = run_cli(capsys, "--data-dir", folder)
+    assert code == 0
+    assert f"exam {EXAM_ID}: 500 graded attempts" in out
+    assert "reliability (KR-20 over the 12 positions of 500 attempts" in out
+    bad_line = next(line for line in out.splitlines() if line.startswith(BAD))
+    assert bad_line.split()[-1] == item_stats.NEGATIVE
+    code, out, _ = run_cli(capsys, "--data-dir", folder, "--json", "--min-responses", 1000)
+    assert {tuple(i["flags"]) for i in json.loads(out)["items"]} == {(item_stats.FEW,)}
+
+
+def test_the_command_says_what_is_wrong(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "--data-dir", tmp_path / "missing")
+    assert code == 1 and "no database at" in err and "--data-dir" in err
+    assert not (tmp_path / "missing").exists()
+    other = tmp_path / "other"
+    other.mkdir(mode=0o700)
+    sqlite3.connect(other / "course.db").close()
+    code, _, err = run_cli(capsys, "--data-dir", other)
+    assert code == 1 and "not a course server database" in err
+    empty = tmp_path / "empty"
+    empty.mkdir(mode=0o700)
+    db = Database(sqlite_url(empty / "course.db"))
+    db.upgrade()
+    db.dispose()
+    code, out, err = run_cli(capsys, "--data-dir", empty)
+    assert code == 1 and out == ""
+    assert "no graded attempts yet" in err
+    code, _, err = run_cli(capsys, "--data-dir", empty, "--min-responses", 0)
+    assert code == 2 and "at least 1" in err
+
+
+def test_the_admin_api_and_page(client, app, make_learner):
+    """Graded attempts made through the server's own flow; an open attempt is left out."""
+    for n in range(4):
+        learner = make_learner(name=f"Learner {n}", email=f"l{n}@example.org")
+        attempt = learner.start().json()
+        keys = keys_of(app, attempt["id"])
+        for q, key in list(zip(attempt["questions"], keys, strict=True))[:n]:
+            assert learner.save(attempt["id"], q["index"], correct_response(key)).status_code == 200
+        assert learner.submit(attempt["id"]).status_code == 200
+    make_learner(name="Still open", email="open@example.org").start()
+    url = "/exam/api/admin/item-stats"
+    assert client.get(url).status_code == 403
+    assert client.get(url, headers={"Authorization": "Bearer wrong"}).status_code == 403
+    admin = {"Authorization": "Bearer test-admin-token"}
+    response = client.get(url + "?min_responses=2", headers=admin)
+    assert response.status_code == 200, response.text
+    assert response.headers["cache-control"] == "no-store"
+    report = response.json()
+    with app.state.db.read() as session:
+        responses = graded_responses(session, "test-exam")
+    assert report == {"exam_id": "test-exam", **item_stats.compute(responses, 2).to_dict()}
+    assert report["attempts"] == 4 and report["responses"] == 20
+    assert {i["chapter"] for i in report["items"]} == {"alpha", "beta"}
+    assert client.get(url + "?min_responses=0", headers=admin).status_code == 422
+    assert "ItemStatsReport" in json.dumps(app.openapi()["paths"][url])
+    page = client.get("/exam/admin/stats")
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    scripts = page.text.count("<script")
+    assert scripts == page.text.count("<script src=") == 2
+    assert '<script src="/exam/static/admin-stats.js"></script>' in page.text
+    script = client.get("/exam/static/admin-stats.js")
+    assert script.status_code == 200 and url in script.text
