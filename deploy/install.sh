@@ -306,9 +306,14 @@ EOF
 	# systemd makes the data folder (StateDirectory=) with the same owner and mode.
 	ensure_dir $DATA_DIR 0700 "$user:$group"
 	ensure_dir $BACKUP_DIR 0700 "$user:$group"
-	if ! grep -Eq '^(NCCL_COURSE_SMTP_HOST=.|NCCL_COURSE_EMAIL_CONFIRMATION=off)' "$(P $ENV_FILE)"; then
-		say "the server will not start until $ENV_FILE names an SMTP server (or turns confirmation off)"
-	fi
+	mail_configured || say "$NO_MAIL"
+}
+
+# --production (the unit's) refuses to start without a mail server while learners confirm
+# their addresses.
+NO_MAIL="the server will not start until $ENV_FILE names an SMTP server (NCCL_COURSE_SMTP_HOST=...) or sets NCCL_COURSE_EMAIL_CONFIRMATION=off: edit it with sudoedit, then run: install.sh service check"
+mail_configured() {
+	grep -Eq '^(NCCL_COURSE_SMTP_HOST=.|NCCL_COURSE_EMAIL_CONFIRMATION=off)' "$(P $ENV_FILE)" 2>/dev/null
 }
 # [/config]
 
@@ -396,6 +401,10 @@ step_service() {
 	CHANGED=0
 	put_file $UNIT_DIR/nccl-course.service 0644 root:root < <(render nccl-course.service)
 	[ "$CHANGED" = 0 ] || run systemctl daemon-reload
+	if ! mail_configured; then
+		[ "$DRY_RUN" = 1 ] || { echo "install.sh: $NO_MAIL" >&2; exit 1; }
+		say "$NO_MAIL"
+	fi
 	run systemctl enable nccl-course
 	if [ "$CHANGED" = 1 ]; then run systemctl restart nccl-course; else run systemctl start nccl-course; fi
 	wait_ready

@@ -192,6 +192,10 @@ def test_a_new_host_gets_every_file_with_its_owner_and_mode(host):
         "caddy validate",
     ):
         assert f"would run: {command}" in done.stdout, command
+    # --production needs a mail server: the run says what to fill in
+    assert (
+        "the server will not start until /etc/nccl-course/env names an SMTP server" in done.stdout
+    )
     settings = host.path("/etc/nccl-course/install.conf").read_text()
     assert f"domain={DOMAIN}" in settings and "proxy=caddy" in settings
 
@@ -214,6 +218,7 @@ def test_postgresql_keeps_the_env_file_private_and_its_other_lines(host):
     assert "NCCL_COURSE_SMTP_HOST=smtp.test.org" in text.splitlines()
     assert mode(env) == 0o600 and env.stat().st_uid == host.uid
     assert f"would run: runuser -u postgres -- createuser {host.user}" in done.stdout
+    assert "will not start until" not in done.stdout
     assert "would run: systemctl daemon-reload" in done.stdout
     unit = host.path("/etc/systemd/system/nccl-course.service").read_text()
     assert build_parser().parse_args(shlex.split(unit_value(unit, "ExecStart"))[1:]).workers == 3
