@@ -28,8 +28,10 @@ from nccl_course.exam import item_stats
 from nccl_course.quiz.keys import correct_response
 from nccl_course.store.db import Database, sqlite_url
 from nccl_course.store.item_responses import graded_exams, graded_responses
+from tests.exam import test_js_api_fields
 from tests.exam.conftest import keys_of
-from tests.support.simulated_class import BAD, EASY, EXAM_ID, class_database
+from tests.exam.test_postgres import pg_server_url, pg_url  # noqa: F401 - fixtures
+from tests.support.simulated_class import BAD, EASY, EXAM_ID, class_database, write_class
 
 RHO_MIN = 0.9
 
@@ -190,3 +192,31 @@ def test_the_admin_api_and_page(client, app, make_learner):
     assert '<script src="/exam/static/admin-stats.js"></script>' in page.text
     script = client.get("/exam/static/admin-stats.js")
     assert script.status_code == 200 and url in script.text
+
+
+@test_js_api_fields.pytestmark
+def test_the_page_script_reads_only_declared_fields(app, tmp_path):
+    """The page's script, read as the exam pages' scripts are (tests/exam/api_fields.cjs):
+    its one call is the item-stats route, and every field it reads is in ItemStatsReport."""
+    script = test_js_api_fields.STATIC / "admin-stats.js"
+    out = test_js_api_fields.check(app.openapi(), [script], tmp_path)
+    assert out["problems"] == []
+    assert out["calls"] == [
+        {"file": "admin-stats.js", "method": "GET", "route": "/exam/api/admin/item-stats"}
+    ]
+
+
+def test_postgresql_gives_the_same_statistics(pg_url, tmp_path, capsys):  # noqa: F811
+    """The objective comes out of the JSON column by each database's own operator: the same
+    class on PostgreSQL and on SQLite gives the same report, also through the command."""
+    write_class(pg_url, learners=120)
+    write_class(sqlite_url(tmp_path / "course.db"), learners=120)
+    reports = []
+    for url in (pg_url, sqlite_url(tmp_path / "course.db")):
+        code, out, err = run_cli(capsys, "--database-url", url, "--json", "--min-responses", 10)
+        assert code == 0, err
+        reports.append(json.loads(out))
+    assert reports[0] == reports[1]
+    assert {i["objective"] for i in reports[0]["items"]} == {
+        f"{c}/objective-{k}" for c in ("alpha", "beta", "gamma") for k in (0, 1)
+    }

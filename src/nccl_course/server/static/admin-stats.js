@@ -60,8 +60,8 @@ async function load(event) {
   const minimum = document.getElementById("min-responses").value || "30";
   showMessage(box, "Loading\u2026");
   try {
-    const url = `/exam/api/admin/item-stats?min_responses=${encodeURIComponent(minimum)}`;
-    const report = await requestJson("GET", url, { token });
+    const query = new URLSearchParams({ min_responses: minimum });
+    const report = await requestJson("GET", `/exam/api/admin/item-stats?${query}`, { token });
     showMessage(box, report.attempts ? "" : "No graded attempts yet: the statistics read " +
       "submitted or expired attempts.");
     render(report);
