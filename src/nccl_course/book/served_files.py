@@ -16,9 +16,9 @@
   such a parsed page against the search page's policy (they never run there).
 - ``FILE.gz`` beside every compressible file of ``COMPRESSED_SUFFIXES`` of at least
   ``MIN_COMPRESS_BYTES``: the server sends it to browsers that accept gzip
-  (``nccl_course.server.assets``), so no request pays for compression. Written once per
-  changed file (a ``.gz`` newer than its file is kept), with a zero gzip timestamp so the same
-  build writes the same bytes.
+  (``nccl_course.server.assets``), so no request pays for compression. Written again only
+  when the file's content changed (``precompress``), with a zero gzip timestamp so the same
+  content gives the same bytes.
 - ``_static/translations.js`` of a translated edition, Sphinx's catalog for its search page
   and buttons, is written again (``rewrite_translations``) to set the messages and the plural
   rule directly: the original hands them to ``Documentation.addTranslations`` in Sphinx's
@@ -32,11 +32,12 @@ Runs last among the ``build-finished`` handlers (priority 900) so every page is 
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import json
 import os
 import re
+import struct
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,6 +66,7 @@ JAVASCRIPT_TYPES = frozenset(
      "text/x-ecmascript", "text/x-javascript"}
 )  # fmt: skip
 
+_FNAME = 0x08  # the gzip header flag: a file name follows
 #: Sphinx's JavaScript catalog of a translated edition, under the output folder.
 TRANSLATIONS_JS = "_static/translations.js"
 _ADD_TRANSLATIONS = "Documentation.addTranslations("
@@ -170,28 +172,57 @@ def _replace(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def gzip_named(data: bytes, name: str) -> bytes:
+    """``data`` as a gzip member (level 9, timestamp 0) whose file-name field is ``name``."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush()
+    header = b"\x1f\x8b\x08" + bytes([_FNAME]) + b"\0\0\0\0\x02\xff" + name.encode() + b"\0"
+    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    return header + body + trailer
+
+
+def gzip_name(path: Path) -> str | None:
+    """The file-name field of the gzip file at ``path`` (None when it has none)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(128)
+    except OSError:
+        return None
+    if head[:3] != b"\x1f\x8b\x08" or head[3] != _FNAME or b"\0" not in head[10:]:
+        return None
+    return head[10 : head.index(b"\0", 10)].decode("latin-1")
+
+
 def precompress(outdir: Path) -> tuple[int, int]:
-    """Write ``FILE.gz`` beside each compressible file of ``outdir`` whose ``.gz`` is missing or
-    older; remove a ``.gz`` that no longer pays. Returns (files written, files up to date)."""
+    """Write ``FILE.gz`` beside each compressible file of ``outdir`` unless the one there was
+    made from the same content (its gzip name field holds the content's SHA-256); remove a
+    ``.gz`` that no longer pays. Each ``.gz`` gets its file's modification time: the server
+    sends a copy only while the two times are equal. Content, not times, decides here: npm
+    gives every file of a package the same time, so a newer vendor file may look as old as
+    the one it replaced. Returns (files written, files up to date)."""
     written = fresh = 0
     for root, _dirs, files in os.walk(outdir):
         for name in files:
             path = Path(root) / name
             if path.suffix not in COMPRESSED_SUFFIXES:
                 continue
-            size = path.stat().st_size
+            info = path.stat()
+            if info.st_size < MIN_COMPRESS_BYTES:
+                continue
             packed = path.with_name(name + ".gz")
-            if size < MIN_COMPRESS_BYTES:
-                continue
-            if packed.exists() and packed.stat().st_mtime_ns >= path.stat().st_mtime_ns:
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            if gzip_name(packed) == digest:
                 fresh += 1
-                continue
-            data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
-            if len(data) > MAX_COMPRESSED_RATIO * size:
-                packed.unlink(missing_ok=True)
-                continue
-            _replace(packed, data)
-            written += 1
+            else:
+                compressed = gzip_named(data, digest)
+                if len(compressed) > MAX_COMPRESSED_RATIO * info.st_size:
+                    packed.unlink(missing_ok=True)
+                    continue
+                _replace(packed, compressed)
+                written += 1
+            if packed.stat().st_mtime_ns != info.st_mtime_ns:
+                os.utime(packed, ns=(info.st_atime_ns, info.st_mtime_ns))
     return written, fresh
 
 

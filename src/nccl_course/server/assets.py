@@ -69,8 +69,9 @@ def accepts_gzip(headers: Headers) -> bool:
 
 class Assets(StaticFiles):
     """``StaticFiles`` that sends ``FILE.gz`` for ``FILE`` when the browser accepts gzip and the
-    copy is at least as new as the file, says so (``Vary: Accept-Encoding``), and sets
-    :func:`cache_control`."""
+    copy has the file's modification time (the build gives it that time once it holds the
+    file's content: ``nccl_course.book.served_files.precompress``), says so
+    (``Vary: Accept-Encoding``), and sets :func:`cache_control`."""
 
     def file_response(self, full_path, stat_result, scope, status_code: int = 200) -> Response:
         request_headers = Headers(scope=scope)
@@ -83,7 +84,7 @@ class Assets(StaticFiles):
         if (
             packed is not None
             and stat.S_ISREG(packed.st_mode)
-            and packed.st_mtime_ns >= stat_result.st_mtime_ns
+            and packed.st_mtime_ns == stat_result.st_mtime_ns
         ):
             headers["vary"] = "Accept-Encoding"
             if accepts_gzip(request_headers):
