@@ -24,7 +24,7 @@ import secrets
 import threading
 from datetime import timedelta
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from nccl_course.exam.attempts import (
@@ -47,8 +47,10 @@ from nccl_course.store.db import Database
 from nccl_course.store.models import Attempt, IssuedCredential, Learner
 from nccl_course.store.queries import (
     answer_rows,
+    attempts_of,
     find_learner,
     find_learners_attempt,
+    insert_attempt,
     insert_questions,
     question_rows,
     store_grades,
@@ -140,23 +142,15 @@ class Attempts:
         exam (None if none), the attempts used and passed at it, and the ids of their open
         attempts (at any exam) whose time ran out (to be closed first)."""
         open_id, used, passed, expired = None, 0, 0, []
-        for row in session.execute(
-            select(
-                Attempt.public_id,
-                Attempt.exam_id,
-                Attempt.status,
-                Attempt.deadline_at,
-                Attempt.passed,
-            ).where(Attempt.learner_id == learner_id)
-        ):
-            if row.status == "open" and past_deadline(row.deadline_at):
-                expired.append(row.public_id)
-            if row.exam_id != self.blueprint.exam_id:
+        for public_id, exam_id, status, deadline_at, was_passed in attempts_of(session, learner_id):
+            if status == "open" and past_deadline(deadline_at):
+                expired.append(public_id)
+            if exam_id != self.blueprint.exam_id:
                 continue
             used += 1
-            passed += bool(row.passed)
-            if row.status == "open":
-                open_id = row.public_id
+            passed += bool(was_passed)
+            if status == "open":
+                open_id = public_id
         return open_id, used, passed, expired
 
     def _check_can_start(self, learner: Learner, used: int, passed: int) -> None:
@@ -222,9 +216,7 @@ class Attempts:
                 "deadline_at": now + timedelta(seconds=self.blueprint.time_limit_s),
                 "language": language,
             }
-            attempt_pk = session.execute(
-                insert(Attempt.__table__).values(**values).returning(Attempt.__table__.c.id)
-            ).scalar_one()
+            attempt_pk = insert_attempt(session, values)
             insert_questions(session, attempt_pk, rows)
         # The row as stored (not attached to a session: only read below).
         attempt = Attempt(id=attempt_pk, closed_at=None, score=None, passed=None, **values)
@@ -355,9 +347,14 @@ class _Fresh:
         self.public_json = row["public"]
 
 
+# Compact, and without the check for circular references (drawn questions are trees).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
 def encode_json(value) -> str:
-    """The JSON text stored for a question (and sent as it is): compact, Unicode kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """The JSON text stored for a question (and sent as it is): compact, ASCII (the C
+    encoder's fastest path; other characters as \\u escapes)."""
+    return _ENCODER.encode(value)
 
 
 def view_json(body: dict) -> bytes:

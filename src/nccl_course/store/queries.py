@@ -9,6 +9,7 @@ This is the one place that turns a learner key into a learner: another learner's
 from __future__ import annotations
 
 from sqlalchemy import Text, bindparam, cast, select, update
+from sqlalchemy.exc import IntegrityError
 
 from nccl_course.exam.errors import NotFound, Unauthenticated
 from nccl_course.exam.learners import token_hash, unconfirmed
@@ -187,3 +188,75 @@ def store_grades(session, grades: list[dict]) -> None:
             for g in grades
         ],
     )
+
+
+# A start's look-up and insert of attempts, on the driver's cursor in the session's
+# transaction (through SQLAlchemy they cost more CPU than the database's work); times are
+# converted by the column types, as the ORM would.
+_PLACEHOLDER = {"sqlite": "?", "postgresql": "%s"}
+_ATTEMPT_COLUMNS = (
+    "public_id",
+    "learner_id",
+    "exam_id",
+    "number",
+    "seed",
+    "blueprint_digest",
+    "status",
+    "started_at",
+    "deadline_at",
+    "language",
+)
+
+
+def _identity(value):
+    return value
+
+
+def _time_processors(dialect):
+    column = Attempt.__table__.c.deadline_at.type.dialect_impl(dialect)
+    return (
+        column.bind_processor(dialect) or _identity,
+        column.result_processor(dialect, None) or _identity,
+    )
+
+
+def attempts_of(session, learner_pk: int) -> list[tuple]:
+    """The learner's attempts as ``(public_id, exam_id, status, deadline_at, passed)``."""
+    connection = session.connection()
+    _, read_time = _time_processors(connection.dialect)
+    mark = _PLACEHOLDER[connection.dialect.name]
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(
+            "SELECT public_id, exam_id, status, deadline_at, passed FROM attempts "
+            f"WHERE learner_id = {mark}",
+            (learner_pk,),
+        )
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    return [(p, e, s, read_time(d), None if x is None else bool(x)) for p, e, s, d, x in rows]
+
+
+def insert_attempt(session, values: dict) -> int:
+    """Insert an attempt (``values``: every column of ``_ATTEMPT_COLUMNS``) in the session's
+    transaction; its primary key. SQLAlchemy's IntegrityError when the unique (learner, exam,
+    number) is taken (a concurrent start)."""
+    connection = session.connection()
+    write_time, _ = _time_processors(connection.dialect)
+    mark = _PLACEHOLDER[connection.dialect.name]
+    params = [values[c] for c in _ATTEMPT_COLUMNS]
+    params[7], params[8] = write_time(params[7]), write_time(params[8])
+    statement = (
+        f"INSERT INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
+        f"VALUES ({', '.join([mark] * len(_ATTEMPT_COLUMNS))}) RETURNING id"
+    )
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(statement, params)
+        (pk,) = cursor.fetchone()
+    except connection.dialect.loaded_dbapi.IntegrityError as exc:
+        raise IntegrityError(statement, params, exc) from exc
+    finally:
+        cursor.close()
+    return pk
