@@ -158,6 +158,7 @@ PUBLIC_KEYS = {
     "type",
     "prompt",
     "prompt_format",
+    "exhibit",
     "difficulty",
     "tags",
     "objective",

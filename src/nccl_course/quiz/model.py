@@ -17,6 +17,7 @@ from pathlib import Path
 
 from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz import generators as _generators
+from nccl_course.quiz.exhibits import Exhibit
 from nccl_course.quiz.units import (  # noqa: F401 (DEFAULT_DISPLAY_SIG_FIGS: public here too)
     DEFAULT_DISPLAY_SIG_FIGS,
     family_units,
@@ -86,6 +87,9 @@ class Question:
     # nccl_course.quiz.translation.translate_bank; the answer and the draw never change.
     language: str = "en"
     generated_text: dict = field(default_factory=dict, hash=False, compare=False)
+    # The log, program or trace the question is about (nccl_course.quiz.exhibits); None for
+    # most questions.
+    exhibit: Exhibit | None = None
 
     @property
     def uid(self) -> str:
@@ -237,6 +241,7 @@ class QuestionInstance:
             "tags": list(q.tags),
             "objective": q.objective,
             "skill": q.skill,
+            "exhibit": q.exhibit.public() if q.exhibit is not None else None,
         }
         if q.type in ("single", "multiple"):
             data["choices"] = [c.text for c in self.choices]

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from nccl_course.quiz import generators as _generators
+from nccl_course.quiz.exhibits import parse_exhibit
 from nccl_course.quiz.model import (
     ID_RE,
     TYPES,
@@ -32,7 +33,17 @@ from nccl_course.quiz.units import tolerance, unit_family
 # Seeds the validator draws for each parameterized question.
 VALIDATION_SEEDS = range(8)
 
-_COMMON_KEYS = {"id", "type", "prompt", "difficulty", "tags", "explanation", "objective", "skill"}
+_COMMON_KEYS = {
+    "id",
+    "type",
+    "prompt",
+    "difficulty",
+    "tags",
+    "explanation",
+    "objective",
+    "skill",
+    "exhibit",
+}
 _TYPE_KEYS = {
     "single": {"choices", "shuffle"},
     "multiple": {"choices", "shuffle"},
@@ -263,6 +274,8 @@ def _parse_question(rq, chapter: str, errors: list[str]) -> Question | None:
                 errors.append(f"mistake {m.answer!r} is also an accepted answer")
     if "generator" in rq and qtype != "numeric":
         errors.append("only numeric questions take a 'generator'")
+    if "exhibit" in rq:
+        fields["exhibit"] = parse_exhibit(rq["exhibit"], errors)
     return Question(
         chapter=chapter,
         id=qid,

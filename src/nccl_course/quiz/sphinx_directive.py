@@ -32,6 +32,7 @@ from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
+from nccl_course.quiz.exhibits import KIND_LABELS, exhibit_html
 from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.objectives import objectives_path
 from nccl_course.quiz.parsing import load_bank
@@ -262,6 +263,9 @@ class QuizDirective(SphinxDirective):
             parent,
             f'<div class="nccl-quiz-variant" data-seed="{inst.seed}" id="{uid}"{hidden}>',
         )
+        if q.exhibit is not None:
+            label = self._(KIND_LABELS[q.exhibit.kind])
+            self._raw(parent, exhibit_html(q.exhibit, label, f"{uid}-exhibit"))
         self._md(parent, inst.prompt, ["nccl-quiz-prompt"])
         self._raw(parent, '<div class="nccl-quiz-answer">')
         answer = {
@@ -282,10 +286,13 @@ class QuizDirective(SphinxDirective):
         kind = "radio" if q.type == "single" else "checkbox"
         self._raw(parent, '<ol class="nccl-quiz-choices">')
         for i, choice in enumerate(inst.choices):
+            # MathJax draws math as a picture with MathML beside it, which not every screen
+            # reader or checker reads as a name: a choice with math also names its input in text.
+            name = f' aria-label="{html.escape(_plain(choice.text))}"' if "$" in choice.text else ""
             self._raw(
                 parent,
                 f'<li class="nccl-quiz-choice" data-index="{i}"><label>'
-                f'<input type="{kind}" name="{uid}" value="{i}">',
+                f'<input type="{kind}" name="{uid}" value="{i}"{name}>',
             )
             self._md(parent, choice.text, ["nccl-quiz-choice-text"])
             self._raw(parent, "</label>")

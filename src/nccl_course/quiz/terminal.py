@@ -9,6 +9,7 @@ from typing import TextIO
 
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.quiz.exhibits import KIND_LABELS, numbered_lines
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.latex_text import math_as_text
 from nccl_course.quiz.model import Bank, QuestionInstance
@@ -48,6 +49,8 @@ def show_question(inst: QuestionInstance, number: int, total: int, out: TextIO) 
     stars = "*" * q.difficulty
     heading = tr(N_("Question {number}/{total}"), number=number, total=total)
     out.write(f"\n{heading} [{q.id}] {stars}\n")
+    if q.exhibit is not None:
+        show_exhibit(inst, out)
     out.write(plain(inst.prompt) + "\n")
     if q.type in ("single", "multiple"):
         for i, text in enumerate(inst.choices):
@@ -75,6 +78,17 @@ def show_question(inst: QuestionInstance, number: int, total: int, out: TextIO) 
         out.write(tr(N_("Answer with one letter per numbered item, in order, e.g. b a c.")) + "\n")
     elif q.type == "text":
         out.write(tr(N_("Answer with a word or a short phrase.")) + "\n")
+
+
+def show_exhibit(inst: QuestionInstance, out: TextIO) -> None:
+    """The exhibit between two rules, its lines numbered as the choices name them."""
+    exhibit = inst.question.exhibit
+    label = _tr(inst)(KIND_LABELS[exhibit.kind])
+    caption = f"{label}: {exhibit.caption}" if exhibit.caption else label
+    rule = "-" * 8
+    out.write(f"{rule} {caption} {rule}\n")
+    out.write("\n".join(numbered_lines(exhibit.text)) + "\n")
+    out.write("-" * (len(caption) + 2 * len(rule) + 2) + "\n")
 
 
 def parse_answer(inst: QuestionInstance, line: str):

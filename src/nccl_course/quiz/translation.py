@@ -1,12 +1,12 @@
 """The quiz banks in other languages: one gettext catalog per bank, and banks translated by it.
 
 Every text a learner reads in a bank (prompt, choices, per-choice and per-mistake feedback,
-items, pairs, explanation, the bank's title) is a message whose context is the question's id,
+items, pairs, explanation, an exhibit's caption, the bank's title) is a message whose context is the question's id,
 so that the same English in two questions may be translated apart and a missing translation is
 named by file and id. What a generator writes (its mistakes' feedback, descriptive parameters
 such as a machine's description) is collected by drawing the question, under the context
-``ID (generated)``. Answers, tolerances, generators and accepted text answers are never
-translated: a translation cannot change what is graded.
+``ID (generated)``. Answers, tolerances, generators, accepted text answers and an exhibit's
+text (a log or a program) are never translated: a translation cannot change what is graded.
 
 Templates go to ``_build/gettext/quizzes/CHAPTER.pot`` (beside the book's, so that
 ``sphinx-intl update`` merges both); catalogs live in ``locales/LANG/LC_MESSAGES/quizzes/``.
@@ -45,6 +45,8 @@ def _question_texts(q: Question) -> list[str]:
         texts += [left, right]
     texts += list(q.distractors)
     texts += [m.feedback for m in q.mistakes]
+    if q.exhibit is not None:
+        texts.append(q.exhibit.caption)  # the exhibit's text itself is never translated
     return [t for t in texts if t and t.strip()]
 
 
@@ -150,6 +152,11 @@ def translate_bank(bank: Bank, language: str, locale_dir: Path) -> Bank:
                 pairs=tuple((tr(a, c), tr(b, c)) for a, b in q.pairs),
                 distractors=tuple(tr(x, c) for x in q.distractors),
                 mistakes=tuple(Mistake(m.answer, tr(m.feedback, c)) for m in q.mistakes),
+                exhibit=(
+                    dataclasses.replace(q.exhibit, caption=tr(q.exhibit.caption, c))
+                    if q.exhibit is not None
+                    else None
+                ),
                 language=language,
                 generated_text=generated,
             )

@@ -13,6 +13,7 @@ from pathlib import Path
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.numbers import localize_decimals
 from nccl_course.quiz.banks import find_bank_dir
+from nccl_course.quiz.exhibits import KIND_LABELS, exhibit_html
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.markup import markdown_html
 from nccl_course.quiz.model import Bank, Question
@@ -43,7 +44,11 @@ class QuestionWidget:
         header = "<b>{}</b>".format(
             tr(N_("Question {number} of {total}"), number=self.number, total=self.total)
         )
-        parts = [header, markdown_html(inst.prompt)]
+        parts = [header]
+        if q.exhibit is not None:
+            label = tr(KIND_LABELS[q.exhibit.kind])
+            parts.append(exhibit_html(q.exhibit, label, f"exhibit-{q.chapter}-{q.id}-{self.seed}"))
+        parts.append(markdown_html(inst.prompt))
         self.controls: list = []
         if q.type in ("single", "multiple"):
             items = "".join(f"<li>{markdown_html(c.text)}</li>" for c in inst.choices)

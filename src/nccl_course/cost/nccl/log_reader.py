@@ -19,6 +19,15 @@ program's output) NCCL prints, among much else:
   with the function from 2.23, and ``<Function>: <bytes> Bytes -> Algo RING proto SIMPLE
   channel{Lo..Hi}={0..7}`` without a time from 2.24 (src/enqueue.cc line 822 of v2.30.7-1).
 
+* the network a communicator uses between nodes: ``NET/IB : No device found.`` then ``Using
+  network Socket`` where no InfiniBand/RoCE device is usable and NCCL falls back to TCP sockets;
+* one line per connection: ``Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read`` (``[send]`` or
+  ``[receive]`` before ``via`` on a network connection), the channel, the two ranks (with
+  their devices) and the transport (P2P, SHM, NET/IB, NET/Socket);
+* PyTorch's watchdog (ProcessGroupNCCL) when a collective never completes: ``[Rank 3]
+  Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=
+  262144, NumelOut=262144, Timeout(ms)=600000) ran for 600021 milliseconds before timing out.``
+
 :func:`read_log` takes the first of each (rank 0 prints the table and the calls) and returns
 an :class:`NcclLog`. Units as printed: microseconds, GB/s, bytes.
 """
@@ -47,6 +56,17 @@ _CALL = re.compile(
     r"(?:(Broadcast|Reduce|AllGather|ReduceScatter|AllReduce): )?(\d+) Bytes -> Algo (\w+) "
     r"proto (\w+)(?: time ([0-9.]+))?(?: channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\})?"
 )
+_NETWORK = re.compile(r"NCCL INFO Using network (\w+)")
+_NO_IB = re.compile(r"NCCL INFO NET/IB : No device found")
+_CONNECTION = re.compile(
+    r"NCCL INFO Channel (\d+)/\d+ : (\d+)\[\d+\] -> (\d+)\[\d+\](?: \[(send|receive)\])? "
+    r"via ([\w/]+)"
+)
+_WATCHDOG = re.compile(
+    r"\bRank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), "
+    r"OpType=(\w+), NumelIn=(\d+), NumelOut=(\d+), Timeout\(ms\)=(\d+)\) ran for (\d+) "
+    r"milliseconds"
+)
 _CPU_VENDORS = {1: "Intel", 2: "AMD"}
 # "host:pid" of the process that logs the communicator's rank 0
 _RANK0 = re.compile(r"^(\S+:\d+):\d+ \[\d+\] NCCL INFO comm 0x[0-9a-f]+ rank 0 ", re.M)
@@ -66,6 +86,32 @@ class LoggedCall:
 
 
 @dataclass(frozen=True)
+class Connection:
+    """One ``Channel ... via`` line: ``transport`` as printed (``P2P/CUMEM/read``, ``SHM/direct``,
+    ``NET/Socket/0``); ``direction`` is ``send``/``receive`` on network connections, else None."""
+
+    channel: int
+    src: int
+    dst: int
+    transport: str
+    direction: str | None = None
+
+
+@dataclass(frozen=True)
+class WatchdogTimeout:
+    """A collective PyTorch's watchdog gave up on: the rank, the collective's sequence number in
+    its process group, its type (``ALLREDUCE``), element counts, and milliseconds."""
+
+    rank: int
+    seq: int
+    op: str
+    numel_in: int
+    numel_out: int
+    timeout_ms: int
+    ran_ms: int
+
+
+@dataclass(frozen=True)
 class NcclLog:
     """What a log says. ``graphs``: (NCCL algorithm name, :class:`Graph`) pairs; ``cells``:
     {(function, algorithm, protocol): (latency us, bandwidth GB/s)} as printed (latency alone
@@ -81,6 +127,11 @@ class NcclLog:
     cells: dict = field(default_factory=dict)
     threads: dict = field(default_factory=dict)
     calls: tuple[LoggedCall, ...] = ()
+    # "Socket", "IB", ... from "Using network"; no_ib: NET/IB found no device (the fallback)
+    network: str | None = None
+    no_ib: bool = False
+    connections: tuple[Connection, ...] = ()
+    timeouts: tuple[WatchdogTimeout, ...] = ()
 
 
 def _name(token: str, names: tuple[str, ...]) -> str:
@@ -178,6 +229,17 @@ def read_log(text: str, table_algorithms: tuple[str, ...] | None = None) -> Nccl
             )
         )
     cells, threads = _table(text, table_algorithms)
+    network = _NETWORK.search(text)
+    connections = tuple(
+        Connection(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(5), m.group(4))
+        for m in _CONNECTION.finditer(text)
+    )
+    timeouts = tuple(
+        WatchdogTimeout(
+            *(int(m.group(i)) for i in (1, 2)), m.group(3), *map(int, m.group(4, 5, 6, 7))
+        )
+        for m in _WATCHDOG.finditer(text)
+    )
     return NcclLog(
         version=version.group(1) if version else None,
         ranks=int(comm.group(1)) if comm else None,
@@ -189,4 +251,8 @@ def read_log(text: str, table_algorithms: tuple[str, ...] | None = None) -> Nccl
         cells=cells,
         threads=threads,
         calls=tuple(calls),
+        network=network.group(1) if network else None,
+        no_ib=_NO_IB.search(text) is not None,
+        connections=connections,
+        timeouts=timeouts,
     )

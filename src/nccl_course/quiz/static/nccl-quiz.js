@@ -268,11 +268,15 @@
 
   function move(item, direction) {
     var list = item.parentNode;
+    // Moving a node takes the focus away from the button in it: a keyboard user who pressed
+    // "move up" keeps the focus on that button, to press it again.
+    var focused = document.activeElement;
     if (direction < 0 && item.previousElementSibling) {
       list.insertBefore(item, item.previousElementSibling);
     } else if (direction > 0 && item.nextElementSibling) {
       list.insertBefore(item.nextElementSibling, item);
     }
+    if (focused && item.contains(focused) && document.activeElement !== focused) focused.focus();
   }
 
   function nextVariant(question) {

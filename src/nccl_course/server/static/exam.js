@@ -176,13 +176,31 @@ function renderAttempt(attempt) {
   typesetMath(list);
 }
 
+/* A question's exhibit (an NCCL log, a program, a trace; nccl_course.quiz.exhibits): a
+   captioned <pre> with numbered lines, focusable so that it scrolls from the keyboard, named
+   by its caption for screen readers. The text is never Markdown: it is shown as written. */
+const EXHIBIT_LABELS = { log: () => S("NCCL log"), program: () => S("Program"), trace: () => S("Profiler trace") };
+
+function exhibitHtml(exhibit, id) {
+  if (!exhibit) return "";
+  const label = (EXHIBIT_LABELS[exhibit.kind] || (() => exhibit.kind))();
+  const caption = exhibit.caption ? `${label}: ${exhibit.caption}` : label;
+  const lines = exhibit.text.split("\n");
+  const width = String(lines.length).length;
+  const numbered = lines.map((line, i) => `${String(i + 1).padStart(width)}  ${line}`.trimEnd()).join("\n");
+  return `<figure class="exhibit" data-kind="${escapeHtml(exhibit.kind)}">`
+    + `<figcaption id="${id}">${escapeHtml(caption)}</figcaption>`
+    + `<pre tabindex="0" role="region" aria-labelledby="${id}"><code>${escapeHtml(numbered)}</code></pre></figure>`;
+}
+
 function renderQuestion(item) {
   const q = item.question;
   const li = document.createElement("li");
   li.className = "question";
   li.dataset.index = item.index;
   li.dataset.type = q.type;
-  li.innerHTML = `<div class="prompt">${renderMarkdown(q.prompt)}</div>`;
+  li.innerHTML = exhibitHtml(q.exhibit, `exhibit-${item.index}`)
+    + `<div class="prompt">${renderMarkdown(q.prompt)}</div>`;
   const controls = document.createElement("div");
   controls.className = "controls";
   li.appendChild(controls);
@@ -222,6 +240,7 @@ function renderQuestion(item) {
     input.name = name;
     input.className = "answer-input";
     input.autocomplete = "off";
+    input.setAttribute("aria-label", S("Answer"));
     if (answered) input.value = String(item.response);
     let timer = null;
     const commit = () => { clearTimeout(timer); if (input.value.trim()) save(input.value.trim()); };
@@ -447,7 +466,8 @@ function renderResult(attempt) {
     const unanswered = item.response === null || item.response === undefined;
     const verdict = item.correct ? S("right") : (item.score > 0 ? S("partly right") : (unanswered ? S("not answered") : S("wrong")));
     const points = S("({points} points)", { points: formatNumber(item.score ?? 0, 2) });
-    li.innerHTML = `<div class="prompt">${renderMarkdown(item.question.prompt)}</div>
+    li.innerHTML = `${exhibitHtml(item.question.exhibit, `result-exhibit-${item.index}`)}
+      <div class="prompt">${renderMarkdown(item.question.prompt)}</div>
       ${describeChoices(item.question, item.response)}
       <div class="meta your-answer">${escapeHtml(S("Your answer:"))} ${describeResponse(item.question, item.response)}</div>
       <div class="feedback ${item.correct ? "right" : "wrong"}"><strong>${escapeHtml(verdict)}</strong>
