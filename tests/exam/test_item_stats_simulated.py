@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 
 import numpy as np
@@ -187,9 +188,16 @@ def test_the_admin_api_and_page(client, app, make_learner):
     assert "ItemStatsReport" in json.dumps(app.openapi()["paths"][url])
     page = client.get("/exam/admin/stats")
     assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
-    scripts = page.text.count("<script")
-    assert scripts == page.text.count("<script src=") == 2
-    assert '<script src="/exam/static/admin-stats.js"></script>' in page.text
+    # No inline code: the scripts are files, the one inline element is the strings' JSON.
+    tags = re.findall(r"<script[^>]*>", page.text)
+    assert tags == [
+        '<script type="application/json" id="nccl-strings">',
+        '<script src="/exam/lib/nccl-page.js">',
+        '<script src="/exam/static/admin-stats.js">',
+    ]
+    turkish = client.get("/exam/admin/stats?lang=tr")
+    assert turkish.status_code == 200 and "Soru istatistikleri" in turkish.text
+    assert "Güvenirlik: bütün konumları dolu bir deneme yok." in turkish.text  # script's S()
     script = client.get("/exam/static/admin-stats.js")
     assert script.status_code == 200 and url in script.text
 

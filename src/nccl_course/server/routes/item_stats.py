@@ -3,7 +3,9 @@ token as bearer) and the page ``GET /exam/admin/stats`` that shows them.
 
 The page holds no data: its script (``static/admin-stats.js``) asks for the admin token, sends
 it to the JSON route and draws the tables, so the statistics stay behind the same check as
-every admin action (``deps.AdminToken``). The figures are those of ``nccl-course exam stats``
+every admin action (``deps.AdminToken``). The page and its script's words are translated as the
+exam's pages are; the flags and their meanings stay in English, as the API and the command
+line write them. The figures are those of ``nccl-course exam stats``
 (``nccl_course.exam.item_stats`` over ``nccl_course.store.item_responses``), for the exam
 this server gives.
 """
@@ -25,8 +27,8 @@ from nccl_course.exam.item_stats import (
     compute,
 )
 from nccl_course.server.api_models import refusals
-from nccl_course.server.routes.deps import NO_STORE, AdminToken, ok
-from nccl_course.server.routes.pages import STATIC
+from nccl_course.server.routes.deps import AdminToken, ok
+from nccl_course.server.routes.pages import page
 from nccl_course.store.item_responses import graded_responses
 
 router = APIRouter()
@@ -73,5 +75,6 @@ async def item_stats(
 
 
 @router.get("/exam/admin/stats", response_class=HTMLResponse, include_in_schema=False)
-def stats_page():
-    return HTMLResponse((STATIC / PAGE).read_text(encoding="utf-8"), headers=NO_STORE)
+def stats_page(request: Request):
+    """The page in the request's language, as the exam's pages (``pages.page``)."""
+    return page(request, PAGE)

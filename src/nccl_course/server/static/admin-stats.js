@@ -1,6 +1,7 @@
 /* The admin's item statistics page (nccl_course.server.routes.item_stats): sends the admin
    token typed into the form to GET /exam/api/admin/item-stats and draws the answer as tables.
-   The token lives in the form field only: nothing is stored in the browser. */
+   The token lives in the form field only: nothing is stored in the browser. The flags and
+   their meanings stay as the API names them (the same words as `nccl-course exam stats`). */
 "use strict";
 
 function figure(value) {
@@ -20,30 +21,41 @@ function groupRows(groups) {
   ]);
 }
 
+function reliabilityText(rel) {
+  if (!rel) return S("Reliability: no attempt with a complete set of positions.");
+  const text = S(
+    "Reliability ({method} over the {positions} positions of {attempts} attempts of one blueprint): {alpha}; total {mean} ± {sd} points, standard error of measurement {sem} points.",
+    {
+      method: rel.method, positions: rel.positions, attempts: rel.attempts,
+      alpha: figure(rel.alpha), mean: figure(rel.total_mean), sd: figure(rel.total_sd),
+      sem: figure(rel.sem),
+    },
+  );
+  return rel.note ? `${text} (${rel.note})` : text;
+}
+
 function render(report) {
-  document.getElementById("summary").textContent =
-    `Exam ${report.exam_id}: ${report.attempts} graded attempts, ${report.responses} graded ` +
-    `questions, ${report.items.length} distinct questions; judged from ` +
-    `${report.min_responses} responses up.`;
-  const rel = report.reliability;
-  document.getElementById("reliability").textContent = rel
-    ? `Reliability (${rel.method} over the ${rel.positions} positions of ${rel.attempts} ` +
-      `attempts of one blueprint): ${figure(rel.alpha)}; total ${figure(rel.total_mean)} ` +
-      `\u00b1 ${figure(rel.total_sd)} points, standard error of measurement ` +
-      `${figure(rel.sem)} points.${rel.note ? ` (${rel.note})` : ""}`
-    : "Reliability: no attempt with a complete set of positions.";
+  document.getElementById("summary").textContent = S(
+    "Exam {exam}: {attempts} graded attempts, {responses} graded questions, {items} distinct questions; judged from {minimum} responses up.",
+    {
+      exam: report.exam_id, attempts: report.attempts, responses: report.responses,
+      items: report.items.length, minimum: report.min_responses,
+    },
+  );
+  document.getElementById("reliability").textContent = reliabilityText(report.reliability);
+  const measures = [S("n"), S("difficulty"), S("discrimination")];
   fillTable(
     document.getElementById("items"),
-    ["question", "objective", "n", "difficulty", "discrimination", "flags"],
+    [S("question"), S("objective"), ...measures, S("flags")],
     report.items.map((i) => [
       i.uid, i.objective || "", i.responses, figure(i.difficulty), figure(i.discrimination),
       i.flags.join(", "),
     ]),
   );
-  const groupHeaders = ["questions", "n", "difficulty", "discrimination", "flagged"];
-  fillTable(document.getElementById("chapters"), ["chapter", ...groupHeaders],
+  const groupHeaders = [S("questions"), ...measures, S("flagged")];
+  fillTable(document.getElementById("chapters"), [S("chapter"), ...groupHeaders],
     groupRows(report.chapters));
-  fillTable(document.getElementById("objectives"), ["objective", ...groupHeaders],
+  fillTable(document.getElementById("objectives"), [S("objective"), ...groupHeaders],
     groupRows(report.objectives));
   const used = [...new Set(report.items.flatMap((i) => i.flags))].sort();
   document.getElementById("flags").replaceChildren(
@@ -58,12 +70,13 @@ async function load(event) {
   const box = document.getElementById("message");
   const token = document.getElementById("admin-token").value.trim();
   const minimum = document.getElementById("min-responses").value || "30";
-  showMessage(box, "Loading\u2026");
+  showMessage(box, S("Loading…"));
   try {
     const query = new URLSearchParams({ min_responses: minimum });
     const report = await requestJson("GET", `/exam/api/admin/item-stats?${query}`, { token });
-    showMessage(box, report.attempts ? "" : "No graded attempts yet: the statistics read " +
-      "submitted or expired attempts.");
+    showMessage(box, report.attempts ? "" : S(
+      "No graded attempts yet: the statistics read submitted or expired attempts.",
+    ));
     render(report);
   } catch (error) {
     document.getElementById("results").hidden = true;
