@@ -109,6 +109,13 @@ def test_statistics_recover_the_planted_items(simulated):
     assert 0.4 < rel.alpha < 0.9
 
 
+@pytest.fixture(autouse=True)
+def no_database_url(monkeypatch):
+    """``DATABASE_URL`` (set to run the PostgreSQL tests on a server) would take the place of
+    ``--data-dir``, as it does for ``serve``."""
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+
+
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     code = cli.main(["exam", "stats", *map(str, argv)])
     captured = capsys.readouterr()
