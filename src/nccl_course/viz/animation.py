@@ -66,6 +66,27 @@ def localize_controls(html: str, lang: str) -> str:
     return html
 
 
+def label_player(html: str, schedule: Schedule, lang: str) -> str:
+    """matplotlib's player ``html`` with a text alternative for its picture and a name for its
+    frame slider, in ``lang``: matplotlib's template leaves both out."""
+    tr = translator(lang)
+    name = f"{schedule.collective} / {schedule.algorithm}, p={schedule.p}"
+    alt = tr(
+        N_("{name}, one frame per step: the data on each rank and that step's transfers"), name=name
+    )
+    html, pictures = re.subn(
+        r'<img id="(_anim_img\w+)"', rf'<img id="\1" alt="{escape(alt)}"', html
+    )
+    html, sliders = re.subn(
+        r'(<input id="_anim_slider\w+" type="range")',
+        rf'\1 aria-label="{escape(tr(N_("step")))}"',
+        html,
+    )
+    if pictures != 1 or sliders != 1:
+        raise ValueError("matplotlib's player changed: expected one frame picture and one slider")
+    return html
+
+
 def _icon(path: str) -> str:
     return (
         '<svg class="anim-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" '
@@ -115,7 +136,7 @@ def animation_html(
     finally:
         plt.rcParams["animation.embed_limit"] = limit
         plt.close(fig)
-    return localize_controls(make_self_contained(html), lang)
+    return label_player(localize_controls(make_self_contained(html), lang), schedule, lang)
 
 
 def animate_schedule(

@@ -1,0 +1,255 @@
+"""Accessibility in Debian's chromium: axe-core's WCAG 2.0/2.1 A and AA rules on every kind of
+page the course has, in both editions, and every quiz answer kind by keyboard alone.
+
+axe-core is the npm package pinned in package.json; the test reads it from node_modules and puts
+it into the page itself (no CDN). The server sends a Content-Security-Policy that would refuse an
+inline script, so only the browser context that runs axe bypasses it; the other browser tests
+keep the policy. A violation fails the test with its rule id, impact, the selector of each
+element and the rule's help page, so the message says what to fix and where.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nccl_course.quiz.keys import correct_response
+from tests.support.server_process import ServerProcess
+
+REPO = Path(__file__).resolve().parents[2]
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+# The WCAG 2.0 and 2.1 success criteria at levels A and AA, as axe-core tags its rules.
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+EDITIONS = {"en": "", "tr": "/tr"}
+
+# One page of each kind the book has (paths under the edition's root).
+BOOK_PAGES = {
+    "chapter with math": "book/algorithms/01-ring.html",
+    "explorers": "book/algorithms/05-cost-model.html",
+    "narration": "book/collectives/03-all-reduce.html",
+    "practice quiz": "book/quizzes/practice.html",
+    "progress": "book/quizzes/progress.html",
+    "labs index": "labs/README.html",
+}
+
+# Elements the third-party theme writes (pydata-sphinx-theme, sphinx-book-theme, myst-nb), whose
+# names the course's CSS cannot change: each is excused from one rule only, as (rule, CSS selector,
+# why); every other rule still checks them, and the rule still checks every other element.
+THIRD_PARTY = [
+    (
+        "label-content-name-mismatch",
+        "button.search-button-field",
+        "pydata-sphinx-theme's search button is named 'Search' and also shows its shortcut, "
+        "Ctrl + K, which axe counts as label text missing from the name",
+    ),
+    (
+        "label-content-name-mismatch",
+        "button.theme-switch-button",
+        "pydata-sphinx-theme's colour-mode button is named 'Color mode'; its icons' SVG titles "
+        "(Light, Dark, System) count as visible text",
+    ),
+    (
+        "label-content-name-mismatch",
+        "details.hide > summary[aria-label]",
+        "myst-nb's summary of a hidden code cell is named 'Toggle hidden content' and shows "
+        "'Show code cell source'",
+    ),
+]
+
+RUN_AXE = """async ([tags, excused]) => {
+  const options = { runOnly: { type: "tag", values: tags }, elementRef: true };
+  const result = await axe.run(document, options);
+  const isExcused = (rule, node) =>
+    excused.some(([id, selector]) => id === rule && node.element && node.element.matches(selector));
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
+    targets: v.nodes.filter((n) => !isExcused(v.id, n)).map((n) => n.target.join(" ")),
+  })).filter((v) => v.targets.length > 0);
+}"""
+
+# Everything the page draws after load is drawn: MathJax has typeset, explorers are ready.
+SETTLED = """() => {
+  const math = !window.MathJax || !MathJax.startup || !MathJax.startup.promise
+    ? Promise.resolve() : MathJax.startup.promise;
+  return math.then(() => true);
+}"""
+
+
+def axe_source() -> str:
+    if not AXE.exists():
+        pytest.fail(f"{AXE} not found: run 'npm ci' in {REPO} (axe-core is a dev dependency)")
+    return AXE.read_text(encoding="utf-8")
+
+
+def violations(page) -> list[dict]:
+    """axe-core's WCAG A/AA violations on the page as it is now."""
+    page.add_script_tag(content=axe_source())
+    excused = [[rule, selector] for rule, selector, _ in THIRD_PARTY]
+    return page.evaluate(RUN_AXE, [WCAG_TAGS, excused])
+
+
+def describe(found: list[dict]) -> str:
+    lines = []
+    for v in found:
+        lines.append(
+            f"{v['id']} ({v['impact']}, {len(v['targets'])} element(s)): {v['help']} - {v['helpUrl']}"
+        )
+        lines.extend(f"    {target}" for target in v["targets"])
+    return "\n".join(lines)
+
+
+def assert_accessible(page, where: str) -> None:
+    found = violations(page)
+    assert not found, f"{count(found)} accessibility violation(s) on {where}:\n{describe(found)}"
+
+
+def count(found: list[dict]) -> int:
+    """Failing elements, summed over rules."""
+    return sum(len(v["targets"]) for v in found)
+
+
+@pytest.fixture()
+def axe_page(browser):
+    """A page whose context bypasses the Content-Security-Policy, so axe can be injected."""
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+@pytest.mark.parametrize("kind", list(BOOK_PAGES))
+def test_book_page_has_no_wcag_violations(axe_page, book_url, kind, language):
+    url = f"{book_url}{EDITIONS[language]}/{BOOK_PAGES[kind]}"
+    response = axe_page.goto(url)
+    assert response is not None and response.ok, f"{url} is not in the built book"
+    axe_page.wait_for_load_state("load")
+    axe_page.evaluate(SETTLED)
+    if kind == "explorers":
+        axe_page.wait_for_selector('.nccl-explorer[data-ready="true"]', timeout=20_000)
+    assert_accessible(axe_page, f"the {kind} page ({language}: {BOOK_PAGES[kind]})")
+
+
+@pytest.fixture(scope="module")
+def exam_server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("a11y-exam")
+    with ServerProcess(data, quizzes=REPO / "quizzes", book=data / "no-book") as server:
+        yield server
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_exam_pages_have_no_wcag_violations(axe_page, exam_server, language):
+    """Each state of the exam page, then verify and confirm; every page is checked before the
+    test fails, so the message lists them all."""
+    page = axe_page
+    base = exam_server.url
+    found: dict[str, list[dict]] = {}
+    page.goto(f"{base}/exam?lang={language}")
+    page.wait_for_selector("#auth:not([hidden])")
+    found["the exam's sign-in"] = violations(page)
+
+    page.fill("#name", "Ada Lovelace")
+    page.fill("#email", f"ada-{language}@example.org")
+    page.click("#register")
+    page.wait_for_selector("#home:not([hidden])")
+    found["the exam's home, signed in"] = violations(page)
+
+    page.click("#start")
+    page.wait_for_selector("#attempt:not([hidden])")
+    page.evaluate(SETTLED)
+    found["the exam with an attempt open"] = violations(page)
+
+    page.goto(f"{base}/exam/verify?lang={language}")
+    page.wait_for_selector("#verify")
+    found["the verify page"] = violations(page)
+
+    page.goto(f"{base}/exam/confirm?lang={language}#token=not-a-real-token")
+    page.wait_for_selector("#confirm")
+    found["the confirm page"] = violations(page)
+
+    report = [f"{where} ({language}):\n{describe(v)}" for where, v in found.items() if v]
+    assert not report, "accessibility violations:\n" + "\n".join(report)
+
+
+# The first question of each answer kind on the practice page, answered by keyboard alone.
+FOCUSED = "(selector) => document.activeElement && document.activeElement.matches(selector)"
+
+
+def tab_to(page, selector: str, limit: int = 80) -> None:
+    """Press Tab until the focused element matches ``selector`` (as a keyboard user would)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED, selector):
+            return
+    active = page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
+    raise AssertionError(f"{limit} presses of Tab never reached {selector}; focus is on {active}")
+
+
+def press(page, key: str, times: int = 1) -> None:
+    for _ in range(times):
+        page.keyboard.press(key)
+
+
+def answer_by_keyboard(page, variant: str, key: dict) -> None:
+    """Reach and set each control of the question in ``variant`` (a CSS selector) from the
+    keyboard, then press its Check button."""
+    response = correct_response(key)
+    kind = key["type"]
+    if kind == "single":
+        # Tab enters the group on its first radio; an arrow key moves and selects.
+        tab_to(page, f"{variant} .nccl-quiz-choices input")
+        if response == 0:
+            page.keyboard.press("Space")
+        else:
+            press(page, "ArrowDown", response)
+    elif kind == "multiple":
+        for choice in sorted(response):
+            tab_to(page, f'{variant} .nccl-quiz-choices input[value="{choice}"]')
+            page.keyboard.press("Space")
+    elif kind in ("numeric", "text"):
+        tab_to(page, f"{variant} .nccl-quiz-input")
+        page.keyboard.type(repr(response) if kind == "numeric" else str(response))
+    elif kind == "ordering":
+        # Bring each item to its place with its own "move up" button, the focus staying on it.
+        for place, item in enumerate(response):
+            now = page.evaluate(
+                "([v, item]) => [...document.querySelectorAll(`${v} .nccl-quiz-item`)]"
+                ".findIndex((el) => el.dataset.index === String(item))",
+                [variant, item],
+            )
+            if now > place:
+                tab_to(page, f'{variant} .nccl-quiz-item[data-index="{item}"] .nccl-quiz-up')
+                press(page, "Enter", now - place)
+    elif kind == "matching":
+        for row, right in enumerate(response):
+            tab_to(page, f'{variant} tr[data-index="{row}"] select')
+            press(page, "ArrowDown", right + 1)  # past the "choose" placeholder
+    else:
+        raise AssertionError(f"no keyboard answer for a {kind} question")
+    tab_to(page, f"{variant} .nccl-quiz-check")
+    page.keyboard.press("Enter")
+
+
+def test_every_question_kind_can_be_answered_by_keyboard(browser, book_url):
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{book_url}/book/quizzes/practice.html")
+        page.wait_for_selector(".nccl-quiz-question")
+        page.evaluate(SETTLED)
+        kinds = ["single", "multiple", "numeric", "text", "ordering", "matching"]
+        for kind in kinds:
+            question = page.locator(f'.nccl-quiz-question[data-type="{kind}"]').first
+            assert question.count() == 1, f"the practice page has no {kind} question"
+            variant_id = question.locator(".nccl-quiz-variant:not([hidden])").get_attribute("id")
+            variant = f"#{variant_id}"
+            key = json.loads(page.locator(f"{variant} script.nccl-quiz-key").text_content())
+            # the keyboard starts from the question's number, above its controls
+            question.locator(".nccl-quiz-number").click()
+            answer_by_keyboard(page, variant, key)
+            result = page.locator(f"{variant} .nccl-quiz-result").inner_text()
+            assert result == "Correct.", f"{kind} question {key['uid']} by keyboard: {result!r}"
+    finally:
+        context.close()
