@@ -1,15 +1,20 @@
 """Item statistics recover what was planted in a simulated class (``tests/support/simulated_class``:
-500 learners, 24 items of a 2PL model, 12 drawn per attempt, stored as graded attempts in a real
+800 learners, 24 items of a 2PL model, 12 drawn per attempt, stored as graded attempts in a real
 SQLite database by the store's own code), through the store's query, ``nccl-course exam stats``
 and the admin API.
 
-Why a rank correlation above 0.9 for difficulty: each item is drawn by about 250 attempts, so
-its observed mean score has a standard error of at most sqrt(0.25 / 250) = 0.032, close to the
+Why a rank correlation above 0.9 for difficulty: each item is drawn by about 400 attempts, so
+its observed mean score has a standard error of at most sqrt(0.25 / 400) = 0.025, close to the
 mean gap of 0.035 between neighbouring planted difficulties. Neighbours may therefore swap, but
 even if every item sat one rank off, Spearman's rho would be 1 - 6 * 24 / (24 * 575) = 0.99, and
 a third of the items two or three ranks off still leaves about 0.97. A wrong difficulty (the
 wrong sign, scores mixed up between items) gives a rho near 0 or -1; 0.9 separates the two with
-room for noise.
+room for noise (over seeds 1 to 30 the rho ranged from 0.987 to 0.999).
+
+Why exactly the planted items are flagged: the good items' slopes (a >= 1.4) give item-rest
+correlations around 0.3 to 0.5, and at 400 responses a correlation's standard error is about
+0.045, so a good item falls under the 0.20 threshold rarely (no seed of 1 to 30 did), while the
+bad item's slope of -1.2 gives about -0.4 and the easy one scores 1 in nearly every attempt.
 """
 
 from __future__ import annotations
@@ -69,9 +74,9 @@ def read_responses(folder):
 def test_the_store_reads_every_graded_question_in_one_query(simulated):
     folder, planted = simulated
     exams, responses, statements = read_responses(folder)
-    assert exams == [(EXAM_ID, 500)]
+    assert exams == [(EXAM_ID, 800)]
     assert len(statements) == 1
-    assert len(responses) == 500 * 12
+    assert len(responses) == 800 * 12
     assert {r.uid for r in responses} == set(planted)
     assert {r.objective for r in responses} == {i.objective for i in planted.values()}
 
@@ -105,7 +110,7 @@ def test_statistics_recover_the_planted_items(simulated):
     assert min(items[u].discrimination for u in good) >= item_stats.LOW_DISCRIMINATION
     assert all(i.responses >= stats.min_responses for i in stats.items)
     rel = stats.reliability
-    assert (rel.method, rel.attempts, rel.positions) == ("KR-20", 500, 12)
+    assert (rel.method, rel.attempts, rel.positions) == ("KR-20", 800, 12)
     assert 0.4 < rel.alpha < 0.9
 
 
@@ -132,15 +137,14 @@ def test_the_command_prints_json_csv_and_tables(simulated, capsys):
     code, out, _ = run_cli(capsys, "--database-url", sqlite_url(folder / "course.db"), "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and len(rows) == 24
-    flagged = {r["uid"]: r["flags"] for r in rows if r["flags"]}
-    assert flagged == {
-        BAD: item_stats.NEGATIVE,
-        EASY: f"{item_stats.UNDEFINED};{item_stats.EASY}",
-    }
+    flagged = {r["uid"]: r["flags"].split(";") for r in rows if r["flags"]}
+    assert sorted(flagged) == sorted([BAD, EASY])
+    assert flagged[BAD] == [item_stats.NEGATIVE]
+    assert flagged[EASY][-1] == item_stats.EASY  # and near-zero discrimination: few misses
     code, out, _ = run_cli(capsys, "--data-dir", folder)
     assert code == 0
-    assert f"exam {EXAM_ID}: 500 graded attempts" in out
-    assert "reliability (KR-20 over the 12 positions of 500 attempts" in out
+    assert f"exam {EXAM_ID}: 800 graded attempts" in out
+    assert "reliability (KR-20 over the 12 positions of 800 attempts" in out
     bad_line = next(line for line in out.splitlines() if line.startswith(BAD))
     assert bad_line.split()[-1] == item_stats.NEGATIVE
     code, out, _ = run_cli(capsys, "--data-dir", folder, "--json", "--min-responses", 1000)

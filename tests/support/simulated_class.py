@@ -9,7 +9,7 @@ into a migrated SQLite database, so the statistics read exactly what the server 
 
 Planted: one bad item (``a < 0``: the abler a learner, the likelier a wrong answer, as with a
 wrong key) and one too-easy item (``b`` far below every ability). Every other item has
-``a`` in [1.0, 2.2] and ``b`` spread evenly over [-1.6, 1.6].
+``a`` in [1.4, 2.4] and ``b`` spread evenly over [-1.6, 1.6].
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def planted_items(seed: int) -> list[PlantedItem]:
     good = [u for u in uids if u not in (BAD, EASY)]
     bs = [-1.6 + 3.2 * k / (len(good) - 1) for k in range(len(good))]
     rng.shuffle(bs)
-    planted = dict(zip(good, ((rng.uniform(1.0, 2.2), b) for b in bs), strict=True))
+    planted = dict(zip(good, ((rng.uniform(1.4, 2.4), b) for b in bs), strict=True))
     planted[BAD] = (-1.2, 0.0)
     planted[EASY] = (1.2, -6.0)
     return [
@@ -70,7 +70,7 @@ def planted_items(seed: int) -> list[PlantedItem]:
     ]
 
 
-def write_class(database_url: str, learners: int = 500, seed: int = 20261206) -> list[PlantedItem]:
+def write_class(database_url: str, learners: int = 800, seed: int = 20261206) -> list[PlantedItem]:
     """Migrate the database, store one graded attempt per simulated learner, return the items."""
     from sqlalchemy import select
 
