@@ -111,6 +111,13 @@ def test_statistics_recover_the_planted_items(simulated):
     assert all(i.responses >= stats.min_responses for i in stats.items)
     rel = stats.reliability
     assert (rel.method, rel.attempts, rel.positions) == ("KR-20", 800, 12)
+    # Alpha from the covariance matrix of the stored positions, computed apart.
+    table = np.zeros((800, 12))
+    row_of = {a: k for k, a in enumerate(sorted({r.attempt for r in responses}))}
+    for r in responses:
+        table[row_of[r.attempt], r.position] = r.score
+    cov = np.cov(table, rowvar=False)
+    assert rel.alpha == pytest.approx(12 / 11 * (1 - np.trace(cov) / cov.sum()), abs=1e-12)
     assert 0.4 < rel.alpha < 0.9
 
 
