@@ -70,8 +70,11 @@ def planted_items(seed: int) -> list[PlantedItem]:
     ]
 
 
-def write_class(database_url: str, learners: int = 800, seed: int = 20261206) -> list[PlantedItem]:
-    """Migrate the database, store one graded attempt per simulated learner, return the items."""
+def write_class(
+    database_url: str, learners: int = 800, seed: int = 20261206, exam_id: str = EXAM_ID
+) -> list[PlantedItem]:
+    """Migrate the database, store one graded attempt of ``exam_id`` per simulated learner,
+    return the items."""
     from sqlalchemy import select
 
     from nccl_course.store.db import Database
@@ -110,7 +113,7 @@ def write_class(database_url: str, learners: int = 800, seed: int = 20261206) ->
                 attempt = Attempt(
                     public_id=f"sim-attempt-{n}",
                     learner_id=learner.id,
-                    exam_id=EXAM_ID,
+                    exam_id=exam_id,
                     number=1,
                     seed=n,
                     blueprint_digest=DIGEST,
