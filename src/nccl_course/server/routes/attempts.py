@@ -8,6 +8,8 @@ is the language of a new attempt's questions and of the confirmation mail.
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
@@ -24,7 +26,7 @@ from nccl_course.server.api_models import (
     SavedAnswer,
     refusals,
 )
-from nccl_course.server.attempts import view_json
+from nccl_course.server.attempts import HEAVY_AT_ONCE, view_json
 from nccl_course.server.routes.body import ANSWER_BODY, REGISTER_BODY, documented, read_model
 from nccl_course.server.routes.deps import (
     LearnerToken,
@@ -82,6 +84,19 @@ def with_key(extra: dict | None = None) -> dict:
     return {"parameters": [LEARNER_KEY], **(extra or {})}
 
 
+def heavy_gate(request: Request) -> asyncio.Semaphore:
+    """The app's gate for starts and submits (``HEAVY_AT_ONCE`` at a time): they wait here, on
+    the event loop, rather than in worker threads, so that a class starting together does not
+    take every thread from the requests that need one briefly (a first answer's key check, a
+    read). One per event loop (a test may serve one app from several)."""
+    loop = asyncio.get_running_loop()
+    gate = getattr(request.app.state, "heavy_gate", None)
+    if gate is None or gate[0] is not loop:
+        gate = (loop, asyncio.Semaphore(HEAVY_AT_ONCE))
+        request.app.state.heavy_gate = gate
+    return gate[1]
+
+
 def learner_key(request: Request) -> str | None:
     """The learner key of ``Authorization: Bearer KEY`` (None without one: the service then
     refuses the request, so a missing and a wrong key give the same kind of answer)."""
@@ -136,7 +151,8 @@ async def start(request: Request):
     await count_request(request, "start")
     language = request_language(request)
     attempts = request.app.state.service.attempts
-    body = await run_in_threadpool(attempts.start, learner_key(request), language)
+    async with heavy_gate(request):
+        body = await run_in_threadpool(attempts.start, learner_key(request), language)
     return ok_encoded(view_json(body), 201)
 
 
@@ -179,5 +195,6 @@ async def save_answer(attempt_id: str, index: int, request: Request):
 )
 async def submit(attempt_id: str, request: Request):
     attempts = request.app.state.service.attempts
-    body = await run_in_threadpool(attempts.submit, learner_key(request), attempt_id)
+    async with heavy_gate(request):
+        body = await run_in_threadpool(attempts.submit, learner_key(request), attempt_id)
     return ok_encoded(view_json(body))
