@@ -147,6 +147,7 @@ def _exhibit_questions(kind: str) -> dict:
 
 
 def _correct(q) -> str:
+    """The right choice's text (the first, for a question with several)."""
     return next(c.text for c in q.choices if c.correct)
 
 
@@ -228,7 +229,52 @@ def check_shm(q, log):
     assert all(c.transport.startswith("SHM") for c in log.connections)
 
 
+def check_crossover(q, log):
+    (lat_t, bw_t), (lat_r, bw_r) = (log.cells["AllReduce", a, "Simple"] for a in ("Tree", "Ring"))
+    crossing = (lat_r - lat_t) / (1 / (1000 * bw_t) - 1 / (1000 * bw_r))  # bytes
+    assert crossing / 2**20 == pytest.approx(q.answer, rel=0.005)
+    below, above = int(crossing * 0.9), int(crossing * 1.1)
+    assert _best_pair(log, "AllReduce", below) == ("Tree", "Simple")
+    assert _best_pair(log, "AllReduce", above) == ("Ring", "Simple")
+
+
+def check_no_multicast(q, log):
+    assert log.nvls_multicast is False and "NVLS" not in dict(log.graphs)
+    assert _call(log, "AllReduce", 256 * 2**20).algorithm == "Ring"
+
+
+def check_old_call_indices(q, log):
+    assert log.version == "2.21.5" and all(c.function is None for c in log.calls)
+    picks = {c.n_bytes: (c.algorithm, c.protocol) for c in log.calls}
+    claims = {
+        "The 1 GiB all-reduce ran Ring with the Simple protocol.": picks[2**30]
+        == ("Ring", "Simple"),
+        "The 64 KiB all-reduce ran Tree with the LL protocol.": picks[2**16] == ("Tree", "LL"),
+    }
+    for text, holds in claims.items():
+        assert next(c.correct for c in q.choices if c.text == text) == holds
+
+
+def check_no_gdrdma(q, log):
+    assert log.network == "IB" and not log.no_ib
+    network = [c for c in log.connections if c.transport.startswith("NET/")]
+    assert network and all(c.transport.startswith("NET/IB/") for c in network)
+    assert not any("GDRDMA" in c.transport for c in network)
+    assert {c.transport for c in network if c.direction == "send"} == {"NET/IB/0", "NET/IB/1"}
+
+
+def check_watchdog_limit(q, log):
+    (timeout,) = log.timeouts
+    assert timeout.timeout_ms == 30 * 60 * 1000 and timeout.ran_ms >= timeout.timeout_ms
+    assert timeout.op == "BROADCAST" and "30 minutes" in _correct(q)
+
+
 LOG_CHECKS = {
+    "nccl-tuner/tuner-log-tree-ring-crossover": check_crossover,
+    "pat-nvls/pn-log-no-multicast": check_no_multicast,
+    "nccl-internals/ni-log-old-call-indices": check_old_call_indices,
+    "debugging/dbg-log-no-gdrdma": check_no_gdrdma,
+    "debugging/dbg-log-watchdog-limit": check_watchdog_limit,
     "nccl-tuner/tuner-log-table-4mib": check_tuning_table,
     "nccl-tuner/tuner-log-call-channels": check_call_channels,
     "nccl-tuner/tuner-log-ring-graph-bw": check_ring_graph,
@@ -261,6 +307,11 @@ FIXED_RESULTS = {
     "debugging/dbg-prog-seeded-replicas": SAME,
     "send-recv/sr-prog-recv-first": [[1.0] * 4, [0.0] * 4],
     "send-recv/sr-prog-tag-mismatch": [[2.0] * 3, [20.0] * 3],
+    "processes/proc-prog-collective-order": [[2.0] * 4 + [0.0]] * 2,
+    "processes/proc-prog-size-mismatch": [[2.0] * 4] * 2,
+    "reduce/reduce-prog-non-root": [[3.0] * 3] * 2,
+    "broadcast/bcast-prog-temporary": [[0.1], [0.1]],
+    "all-reduce/ar-prog-sum-not-mean": [[1 - 0.1 * 3.0 / 2] * 3] * 2,
 }
 
 
