@@ -1,6 +1,6 @@
 """The course through the real server in Debian's chromium, under its Content-Security-Policy:
 every kind of page in both editions (a chapter with math, narration and a quiz, the explorers,
-the widgets, the practice quiz, the progress page, search, the exam, verify, confirm and a
+the widgets, an animation, the practice quiz, the progress page, search, the exam, verify, confirm and a
 credential's share page) works and reports no violation, neither in the console nor as a
 ``securitypolicyviolation`` event; a script injected into a page is refused (so the check sees
 violations at all). Then the weight of a first and a second chapter, with the browser cache on,
@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from nccl_course.quiz.keys import correct_response
+from tests.browser import test_animation as animation
 from tests.browser.test_exam_flow import stored_keys
 from tests.support.server_process import ServerProcess
 
@@ -34,6 +35,8 @@ document.addEventListener("securitypolicyviolation", (e) => {
                           e.sourceFile + ":" + e.lineNumber, e.sample].join(" | "));
 });
 """
+
+ANY_SLIDER_MOVED = "sel => [...document.querySelectorAll(sel)].some(s => s.value !== '0')"
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +106,15 @@ def exercise_book(watch: Watch, base: str) -> None:
 
     page = watch.open(base + "/notebooks/00-first-look.html", widgets=True)  # no kernel
     page.locator(".widget-slider").first.wait_for(timeout=30_000)
+    watch.settle()
+
+    # matplotlib's player: inline scripts and onclick/oninput handlers, allowed by digest
+    page = watch.open(f"{base}/{animation.PAGE}")
+    page.wait_for_function(animation.FIRST_FRAME_SHOWN, arg=animation.IMG, timeout=15_000)
+    # (a translated page holds the figure in each language and shows its own)
+    play = "div.animation button[onclick$='.play_animation()'] >> visible=true"
+    page.locator(play).first.click()
+    page.wait_for_function(ANY_SLIDER_MOVED, arg=animation.SLIDER, timeout=15_000)
     watch.settle()
 
     page = watch.open(base + "/book/quizzes/practice.html")
