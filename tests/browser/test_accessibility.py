@@ -161,6 +161,13 @@ def test_exam_pages_have_no_wcag_violations(axe_page, exam_server, language):
     page.evaluate(SETTLED)
     found["the exam with an attempt open"] = violations(page)
 
+    # submitted with nothing answered: the result lists every question as not answered
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#submit")
+    page.wait_for_selector("#result:not([hidden])")
+    page.evaluate(SETTLED)
+    found["the exam's result"] = violations(page)
+
     page.goto(f"{base}/exam/verify?lang={language}")
     page.wait_for_selector("#verify")
     found["the verify page"] = violations(page)
@@ -171,6 +178,61 @@ def test_exam_pages_have_no_wcag_violations(axe_page, exam_server, language):
 
     report = [f"{where} ({language}):\n{describe(v)}" for where, v in found.items() if v]
     assert not report, "accessibility violations:\n" + "\n".join(report)
+
+
+# The id of the first shown variant of a choice question with two right choices or more.
+TWO_RIGHT = """() => [...document.querySelectorAll(
+    '.nccl-quiz-question[data-type="multiple"] .nccl-quiz-variant:not([hidden])')]
+  .find((v) => JSON.parse(v.querySelector("script.nccl-quiz-key").textContent).correct.length > 1)
+  .id"""
+
+
+def show_every_verdict(page) -> None:
+    """Grade questions on the practice page so that each verdict and its feedback is shown: right,
+    partly right, wrong, unreadable, and a revealed answer."""
+
+    def variant(kind: str, nth: int = 0):
+        question = page.locator(f'.nccl-quiz-question[data-type="{kind}"]').nth(nth)
+        return question.locator(".nccl-quiz-variant:not([hidden])")
+
+    def key_of(v) -> dict:
+        return json.loads(v.locator("script.nccl-quiz-key").text_content())
+
+    right = variant("single")
+    right.locator(f'input[value="{correct_response(key_of(right))}"]').check()
+    wrong = variant("single", 1)
+    key = key_of(wrong)
+    choice = next(i for i in range(key["n_choices"]) if i not in key["correct"])
+    wrong.locator(f'input[value="{choice}"]').check()
+    partly = page.locator(f"#{page.evaluate(TWO_RIGHT)}")
+    partly.locator(f'input[value="{key_of(partly)["correct"][0]}"]').check()
+    unreadable = variant("numeric")
+    unreadable.locator(".nccl-quiz-input").fill("many")
+    revealed = variant("text")
+    for v in (right, wrong, partly, unreadable):
+        v.locator(".nccl-quiz-check").click()
+    revealed.locator(".nccl-quiz-reveal").click()
+    verdicts = ("correct", "partial", "incorrect", "unreadable", "revealed")
+    shown = {v: page.locator(f".nccl-quiz-result.nccl-quiz-{v}").count() for v in verdicts}
+    assert all(shown.values()), f"a verdict was not shown: {shown}"
+    page.evaluate(SETTLED)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_graded_practice_questions_have_no_wcag_violations(browser, book_url, language, scheme):
+    """The verdicts' colours and the feedback, on the theme's light and dark backgrounds."""
+    context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        url = f"{book_url}{EDITIONS[language]}/book/quizzes/practice.html"
+        response = page.goto(url)
+        assert response is not None and response.ok, f"{url} is not in the built book"
+        page.evaluate(SETTLED)
+        show_every_verdict(page)
+        assert_accessible(page, f"the practice page, graded ({language}, {scheme} theme)")
+    finally:
+        context.close()
 
 
 # The first question of each answer kind on the practice page, answered by keyboard alone.
