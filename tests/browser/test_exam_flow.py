@@ -101,6 +101,36 @@ def check_ordering_alignment(page) -> None:
         assert abs(offset) <= 6, f"a select is not level with the first line of its item: {rows}"
 
 
+# A question with an exhibit, drawn by the page's own renderer in a scratch list.
+EXHIBIT_VIEW = """() => {
+  const scratch = document.createElement("ol");
+  document.querySelector("main").appendChild(scratch);
+  const long = "[rank0]:[E1206] Watchdog caught collective operation timeout ".repeat(5);
+  const li = renderQuestion({ index: 998, response: null, question: {
+    type: "single", prompt: "Which line?", choices: ["Line 2", "Line 3"],
+    exhibit: { kind: "log", caption: "rank 0 <b>", text: "first\\nsecond\\n" + long } } });
+  scratch.appendChild(li);
+  const pre = li.querySelector("figure.exhibit pre");
+  const caption = li.querySelector("figure.exhibit figcaption");
+  pre.focus();
+  const view = { caption: caption.textContent, labelled: pre.getAttribute("aria-labelledby") === caption.id,
+    role: pre.getAttribute("role"), focused: document.activeElement === pre, text: pre.textContent,
+    scrolls: pre.scrollWidth > pre.clientWidth, overflow: getComputedStyle(pre).overflowX,
+    before: li.firstElementChild.tagName };
+  scratch.remove();
+  return view;
+}"""
+
+
+def check_exhibit_view(page) -> None:
+    view = page.evaluate(EXHIBIT_VIEW)
+    assert view["caption"] == "NCCL log: rank 0 <b>"  # text, never markup
+    assert view["labelled"] and view["role"] == "region" and view["focused"]
+    assert view["text"].startswith("1  first\n2  second\n3  [rank0]")
+    assert view["scrolls"] and view["overflow"] == "auto"
+    assert view["before"] == "FIGURE"  # the exhibit comes before the prompt
+
+
 # Markdown and math in a choice, as the result page shows the learner's answer.
 ANSWER_HTML = """() => describeResponse(
   { type: "single", choices: ["a", "Call `ncclAllReduce` for **$2(p-1)$** steps"] }, 1)"""
@@ -182,6 +212,7 @@ def test_exam_end_to_end(offline_page, tmp_path):
             page.wait_for_selector("#questions mjx-container", timeout=60_000)
         check_choice_labels(page, keys)
         check_ordering_alignment(page)
+        check_exhibit_view(page)
         for index, key in enumerate(keys):
             answer(page, index, key)
         assert "Every question has a saved answer" in page.inner_text("#unanswered")

@@ -174,7 +174,28 @@ def check_math_is_typeset_locally(quiz):
     assert math.is_visible()
 
 
+def check_exhibits_are_labelled_focusable_and_scroll(quiz):
+    """An exhibit is a region named by its caption, its lines numbered as the choices name
+    them; it takes the keyboard focus, and a long log scrolls inside it with the arrow keys."""
+    program = quiz.locator("#nq-debugging-dbg-prog-rank0-allreduce-0 pre.nccl-exhibit-text")
+    caption = "Program: run on 2 ranks (the launcher has initialised the process group)"
+    region = quiz.get_by_role("region", name=caption)
+    assert region.count() >= 1
+    lines = program.inner_text().split("\n")
+    assert lines[0] == " 1  import torch" and lines[7] == " 8          dist.all_reduce(loss)"
+    log = quiz.locator("#nq-debugging-dbg-log-watchdog-odd-op-0 pre.nccl-exhibit-text")
+    log.evaluate("el => el.closest('.nccl-quiz-variant').scrollIntoView()")
+    log.focus()
+    assert log.evaluate("el => document.activeElement === el")
+    assert log.evaluate("el => el.scrollWidth > el.clientWidth"), "the long log does not scroll"
+    assert log.evaluate("el => getComputedStyle(el).overflowX") == "auto"
+    for _ in range(5):
+        quiz.keyboard.press("ArrowRight")
+    quiz.wait_for_function("el => el.scrollLeft > 0", arg=log.element_handle(), timeout=5_000)
+
+
 CHECKS = [
+    check_exhibits_are_labelled_focusable_and_scroll,
     check_single_choice_shows_the_feedback_of_the_choice,
     check_numeric_tolerance_mistakes_and_units,
     check_parameterized_numeric_and_new_variant,
