@@ -1,5 +1,10 @@
 """The look-ups every learner request makes: a key to its learner, an attempt id to *that
-learner's* attempt, an attempt to its questions and answers.
+learner's* attempt, an attempt to its questions and answers; and the writes of a start (the
+attempt, its drawn questions) and of a submit (the grades).
+
+The hottest of them run on the driver's cursor with SQL written here, because through
+SQLAlchemy a statement costs more CPU than the database's work for it; values are converted
+by the column types as the ORM would, so rows written either way read back the same.
 
 This is the one place that turns a learner key into a learner: another learner's attempt is
 "not found", never "forbidden", so ids reveal nothing. The refusals are the exam's
@@ -55,20 +60,6 @@ def find_attempt(session, learner: Learner, attempt_id: str, *, lock=False) -> A
     if attempt is None:
         raise NotFound("no_attempt", N_("no such attempt for this learner"))
     return attempt
-
-
-def questions_and_answers(session, attempt: Attempt) -> tuple[list, dict]:
-    """An attempt's drawn questions in order, and its saved answers by question index."""
-    questions = session.scalars(
-        select(AttemptQuestion)
-        .where(AttemptQuestion.attempt_id == attempt.id)
-        .order_by(AttemptQuestion.position)
-    ).all()
-    answers = {
-        a.question_index: a
-        for a in session.scalars(select(Answer).where(Answer.attempt_id == attempt.id))
-    }
-    return questions, answers
 
 
 def find_learners_attempt(session, token: str | None, attempt_id: str, *, lock=False) -> Attempt:
