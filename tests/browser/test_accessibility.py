@@ -315,3 +315,72 @@ def test_every_question_kind_can_be_answered_by_keyboard(browser, book_url):
             assert result == "Correct.", f"{kind} question {key['uid']} by keyboard: {result!r}"
     finally:
         context.close()
+
+
+def answer_exam_question_by_keyboard(page, index: int, key: dict) -> None:
+    """Reach and set the controls of exam question ``index`` from the keyboard; the page saves
+    each answer by itself."""
+    item = f'li.question[data-index="{index}"]'
+    response = correct_response(key)
+    kind = key["type"]
+    if kind == "single":
+        tab_to(page, f"{item} input")
+        if response == 0:
+            page.keyboard.press("Space")
+        else:
+            press(page, "ArrowDown", response)
+    elif kind == "multiple":
+        for choice in sorted(response):
+            tab_to(page, f'{item} input[value="{choice}"]')
+            page.keyboard.press("Space")
+    elif kind in ("numeric", "text"):
+        tab_to(page, f"{item} input.answer-input")
+        page.keyboard.type(repr(response) if kind == "numeric" else str(response))
+        page.keyboard.press("Tab")  # leaving the box saves it
+    elif kind == "ordering":
+        for place, chosen in enumerate(response):
+            tab_to(page, f'{item} select[data-item="{chosen}"]')
+            press(page, "ArrowDown", place + 1)  # past the "position..." placeholder
+    elif kind == "matching":
+        for row, right in enumerate(response):
+            tab_to(page, f'{item} select[name="q{index}-left{row}"]')
+            press(page, "ArrowDown", right + 1)
+    else:
+        raise AssertionError(f"no keyboard answer for a {kind} question")
+    page.wait_for_selector(f'{item}[data-saved="yes"]', timeout=30_000)
+
+
+def test_every_exam_question_kind_can_be_answered_by_keyboard(browser, exam_server):
+    """The first question of each kind the attempt drew, reached with Tab and answered with keys;
+    the server's stored key says what is right, each answer is saved and graded right. (The
+    exam's controls are the browser's own; the practice-page test covers all six kinds.)"""
+    from tests.browser.test_exam_flow import stored_keys
+
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(f"{exam_server.url}/exam")
+        page.wait_for_selector("#auth:not([hidden])")
+        page.fill("#name", "Alan Turing")
+        page.fill("#email", "keyboard@example.org")
+        page.click("#register")
+        page.wait_for_selector("#home:not([hidden])")
+        page.click("#start")
+        page.wait_for_selector("#attempt:not([hidden])")
+        keys = stored_keys(exam_server.data_dir / "course.db", page.evaluate("state.attempt.id"))
+        first = {}
+        for index, key in enumerate(keys):
+            first.setdefault(key["type"], index)
+        assert {"single", "multiple", "numeric"} <= set(first), f"kinds drawn: {sorted(first)}"
+        for index in first.values():
+            page.locator(f'li.question[data-index="{index}"] .prompt').click()
+            answer_exam_question_by_keyboard(page, index, keys[index])
+        # the server graded the keyboard's answers as right
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#submit")
+        page.wait_for_selector("#result:not([hidden])")
+        for kind, index in first.items():
+            feedback = page.locator(f'#feedback li.question[data-index="{index}"] .feedback')
+            assert "right" in feedback.get_attribute("class"), f"{kind}: {feedback.inner_text()}"
+    finally:
+        context.close()
