@@ -269,7 +269,34 @@ def check_watchdog_limit(q, log):
     assert timeout.op == "BROADCAST" and "30 minutes" in _correct(q)
 
 
+def check_threads(q, log):
+    assert log.threads["Ring", "LL128"] == q.answer
+    assert log.threads["Ring", "LL"] == log.threads["Ring", "Simple"] == 512  # the mistake
+
+
+def check_duplicate_gpu(q, log):
+    assert log.ranks == 2 and log.duplicate_gpus == ((1, 0, "1b000"),)
+    assert "set_device" in _correct(q)
+
+
+def check_dev_shm(q, log):
+    ((path, size),) = log.shm_failures
+    assert path.startswith("/dev/shm/") and size > 2**20
+    assert "/dev/shm" in _correct(q)
+
+
+def check_ring_order(q, log):
+    ring = log.rings[1]
+    assert len(log.rings) == 4 and sorted(ring) == list(range(log.ranks))
+    assert ring[(ring.index(3) + 1) % len(ring)] == q.answer
+    assert log.rings[0][(log.rings[0].index(3) + 1) % len(ring)] == q.mistakes[0].answer
+
+
 LOG_CHECKS = {
+    "nccl-tuner/tuner-log-threads": check_threads,
+    "debugging/dbg-log-duplicate-gpu": check_duplicate_gpu,
+    "debugging/dbg-log-dev-shm": check_dev_shm,
+    "nccl-internals/ni-log-ring-order": check_ring_order,
     "nccl-tuner/tuner-log-tree-ring-crossover": check_crossover,
     "pat-nvls/pn-log-no-multicast": check_no_multicast,
     "nccl-internals/ni-log-old-call-indices": check_old_call_indices,
@@ -312,6 +339,9 @@ FIXED_RESULTS = {
     "reduce/reduce-prog-non-root": [[3.0] * 3] * 2,
     "broadcast/bcast-prog-temporary": [[0.1], [0.1]],
     "all-reduce/ar-prog-sum-not-mean": [[1 - 0.1 * 3.0 / 2] * 3] * 2,
+    "debugging/dbg-prog-local-early-stop": [[2.0], [2.0]],
+    "send-recv/sr-prog-barrier-one-rank": [[1.0, 1.0], [1.0, 1.0]],
+    "all-gather/ag-prog-gathered-layout": [[0.0, 1.0, 2.0], [10.0, 11.0, 12.0]],
 }
 
 

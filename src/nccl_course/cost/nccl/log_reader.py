@@ -28,6 +28,13 @@ program's output) NCCL prints, among much else:
   Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=
   262144, NumelOut=262144, Timeout(ms)=600000) ran for 600021 milliseconds before timing out.``
 
+* the rings rank 0 prints for each channel: ``Channel 01/02 :    0   1   3   2``, the ranks in ring
+  order (``Trees [0] ...`` lines are not read);
+* two errors with one cause each: ``NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on
+  CUDA device 1b000`` (two ranks were given one GPU) and ``NCCL WARN Error: failed to extend
+  /dev/shm/nccl-wuxVWm to 9637892 bytes`` (the shared-memory file system is too small, as in a
+  container's default 64 MB ``/dev/shm``).
+
 :func:`read_log` takes the first of each (rank 0 prints the table and the calls) and returns
 an :class:`NcclLog`. Units as printed: microseconds, GB/s, bytes.
 """
@@ -67,6 +74,11 @@ _WATCHDOG = re.compile(
     r"OpType=(\w+), NumelIn=(\d+), NumelOut=(\d+), Timeout\(ms\)=(\d+)\) ran for (\d+) "
     r"milliseconds"
 )
+_RING = re.compile(r"NCCL INFO Channel (\d+)/\d+ :((?: +\d+)+) *$", re.M)
+_DUPLICATE_GPU = re.compile(
+    r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device (\w+)"
+)
+_SHM_EXTEND = re.compile(r"failed to extend (\S+) to (\d+) bytes")
 _CPU_VENDORS = {1: "Intel", 2: "AMD"}
 # "host:pid" of the process that logs the communicator's rank 0
 _RANK0 = re.compile(r"^(\S+:\d+):\d+ \[\d+\] NCCL INFO comm 0x[0-9a-f]+ rank 0 ", re.M)
@@ -132,6 +144,20 @@ class NcclLog:
     no_ib: bool = False
     connections: tuple[Connection, ...] = ()
     timeouts: tuple[WatchdogTimeout, ...] = ()
+    # rings[c]: channel c's ring as rank 0 printed it, the ranks in order
+    rings: tuple[tuple[int, ...], ...] = ()
+    # (rank, other rank, device bus id) per "Duplicate GPU detected"
+    duplicate_gpus: tuple[tuple[int, int, str], ...] = ()
+    # (file, bytes) per shared-memory file NCCL could not grow
+    shm_failures: tuple[tuple[str, int], ...] = ()
+
+
+def _rings(text: str) -> tuple[tuple[int, ...], ...]:
+    """Rank 0's rings by channel; the first print of a channel wins (other ranks repeat it)."""
+    found: dict[int, tuple[int, ...]] = {}
+    for m in _RING.finditer(_rank0_lines(text)):
+        found.setdefault(int(m.group(1)), tuple(int(r) for r in m.group(2).split()))
+    return tuple(found[c] for c in sorted(found))
 
 
 def _name(token: str, names: tuple[str, ...]) -> str:
@@ -255,4 +281,9 @@ def read_log(text: str, table_algorithms: tuple[str, ...] | None = None) -> Nccl
         no_ib=_NO_IB.search(text) is not None,
         connections=connections,
         timeouts=timeouts,
+        rings=_rings(text),
+        duplicate_gpus=tuple(
+            (int(m.group(1)), int(m.group(2)), m.group(3)) for m in _DUPLICATE_GPU.finditer(text)
+        ),
+        shm_failures=tuple((m.group(1), int(m.group(2))) for m in _SHM_EXTEND.finditer(text)),
     )
