@@ -24,6 +24,7 @@ from pydantic.json_schema import models_json_schema
 
 from nccl_course.exam.learners import MAX_EMAIL_CHARS, MAX_NAME_CHARS
 from nccl_course.i18n.languages import LANGUAGES
+from nccl_course.quiz.exhibits import KINDS as EXHIBIT_KINDS
 from nccl_course.quiz.model import TYPES
 
 CourseLanguage = Literal[LANGUAGES]  # type: ignore[valid-type]
@@ -213,6 +214,15 @@ class Overview(BaseModel):
     attempts: list[AttemptSummary]
 
 
+class Exhibit(BaseModel):
+    """The log, program or trace a question is about (nccl_course.quiz.exhibits), shown as
+    text with numbered lines above the prompt."""
+
+    kind: Literal[EXHIBIT_KINDS]  # type: ignore[valid-type]
+    caption: str
+    text: str
+
+
 class Question(BaseModel):
     """A drawn question as the learner sees it (no key, no seed)."""
 
@@ -229,6 +239,7 @@ class Question(BaseModel):
         None, description="the learning objective it tests (quizzes/_objectives.yml)"
     )
     skill: str | None = Field(None, description="the skill it exercises, shared across questions")
+    exhibit: Exhibit | None = Field(None, description="the log, program or trace it is about")
     choices: list[str] | None = None
     unit: str | None = None
     units: list[str] | None = None
