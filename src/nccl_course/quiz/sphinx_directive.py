@@ -87,6 +87,12 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _phrase(text: str) -> str:
+    """A choice, item or match as Markdown that stays one paragraph: a leading "7. " (Turkish for
+    "line 7" is "7. satır") would otherwise start a numbered list and lose its number."""
+    return re.sub(r"^(\s*\d+)([.)])(\s)", r"\1\\\2\3", text)
+
+
 def _variants_option(argument: str) -> int:
     """``:variants: N``, 1 <= N <= PRINTED_VARIANTS: the exam treats that many as printed."""
     n = directives.positive_int(argument)
@@ -294,7 +300,7 @@ class QuizDirective(SphinxDirective):
                 f'<li class="nccl-quiz-choice" data-index="{i}"><label>'
                 f'<input type="{kind}" name="{uid}" value="{i}"{name}>',
             )
-            self._md(parent, choice.text, ["nccl-quiz-choice-text"])
+            self._md(parent, _phrase(choice.text), ["nccl-quiz-choice-text"])
             self._raw(parent, "</label>")
             self._feedback(parent, f"choice-{i}", choice.feedback)
             self._raw(parent, "</li>")
@@ -331,7 +337,7 @@ class QuizDirective(SphinxDirective):
                 '<button type="button" class="nccl-quiz-down" '
                 f'aria-label="{self._(N_("move down"))}">▼</button></span>',
             )
-            self._md(parent, item, ["nccl-quiz-item-text"])
+            self._md(parent, _phrase(item), ["nccl-quiz-item-text"])
             self._raw(parent, "</li>")
         self._raw(parent, "</ol>")
 
@@ -343,7 +349,7 @@ class QuizDirective(SphinxDirective):
         self._raw(parent, '<table class="nccl-quiz-matching"><tbody>')
         for i, left in enumerate(inst.left):
             self._raw(parent, f'<tr data-index="{i}"><td>')
-            self._md(parent, left, ["nccl-quiz-left"])
+            self._md(parent, _phrase(left), ["nccl-quiz-left"])
             self._raw(
                 parent,
                 '</td><td><select class="nccl-quiz-select" '
