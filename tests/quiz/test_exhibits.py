@@ -417,3 +417,14 @@ def test_the_turkish_edition_translates_the_caption_and_keeps_the_text():
         assert q.exhibit.text == english[q.id].exhibit.text
         assert q.exhibit.fixed == english[q.id].exhibit.fixed
         assert q.exhibit.caption and q.exhibit.caption != english[q.id].exhibit.caption
+
+
+def test_the_notebook_widget_shows_the_exhibit_before_the_prompt():
+    from nccl_course.quiz.widget import show_quiz
+
+    box = show_quiz("send-recv", seed=0, bank_dir=Path("quizzes"))
+    qw = next(w for w in box.questions if w.question.id == "sr-prog-recv-first")
+    page = qw.box.children[0].value
+    assert '<pre class="nccl-exhibit-text" tabindex="0" role="region"' in page
+    assert " 9      dist.recv(theirs, src=peer)" in page
+    assert page.index("nccl-exhibit") < page.index("The swap never finishes")
