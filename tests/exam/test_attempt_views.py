@@ -82,3 +82,21 @@ def test_at_most_two_starts_run_at_once(app, make_learner, monkeypatch):
     for thread in threads:
         thread.join()
     assert most == attempts_module.HEAVY_AT_ONCE == 2
+
+
+def test_the_submit_answer_is_the_result_read_back(learner, make_learner, attempt_keys):
+    """A submit answers with what it just graded (not read back): the same as reading the
+    closed attempt afterwards, for a passed attempt (with its credential) and a failed one."""
+    for who, right in ((learner, True), (make_learner("Bo Li", "bo@example.org"), False)):
+        attempt = who.start().json()
+        keys = attempt_keys(attempt["id"])
+        for q, key in zip(attempt["questions"], keys, strict=True):
+            if right:
+                who.save(attempt["id"], q["index"], correct_response(key))
+        submitted = who.submit(attempt["id"]).json()
+        assert submitted["passed"] is right
+        assert (submitted["credential_id"] is not None) is right
+        read = who.client.get(f"/exam/api/attempts/{attempt['id']}", headers=who.headers)
+        assert read.json() == submitted
+        again = who.submit(attempt["id"]).json()  # closed before: the stored result
+        assert again == submitted

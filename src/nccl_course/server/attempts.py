@@ -23,6 +23,7 @@ import logging
 import secrets
 import threading
 from datetime import timedelta
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -280,20 +281,24 @@ class Attempts:
         A passed attempt gets its credential now."""
         with self.db.read() as session:
             attempt = find_learners_attempt(session, token, attempt_id)
+        credential = None
         with self._heavy:
             closed = self._close(attempt.learner_id, attempt_id, reason="submitted")
-            if closed is None or closed.passed:  # passed now, or closed before: issue if due
+            if closed is None or closed.attempt.passed:  # passed now, or before: issue if due
                 try:
-                    self.credentials.ensure(attempt_id)
+                    credential = self.credentials.ensure(attempt_id)
                 except Exception:
                     # The grade stands; the credential is issued again on the next download.
                     log.exception("attempt %s: issuing the credential failed", attempt_id)
-        return self.view(token, attempt_id)
+        if closed is None:  # closed before: the result as stored
+            return self.view(token, attempt_id)
+        # Closed now: the result from what was just graded, without reading it back.
+        return self._body(closed.attempt, credential, closed.questions, closed.answers)
 
-    def _close(self, learner_id: int, attempt_id: str, *, reason: str) -> Attempt | None:
-        """Grade and close an open attempt and return it; None (and nothing written) if it
-        was already closed. The row lock (PostgreSQL) / IMMEDIATE transaction (SQLite) makes
-        concurrent closes of one attempt grade it exactly once."""
+    def _close(self, learner_id: int, attempt_id: str, *, reason: str) -> Closed | None:
+        """Grade and close an open attempt: it, its graded questions and its answers; None
+        (and nothing written) if it was already closed. The row lock (PostgreSQL) / IMMEDIATE
+        transaction (SQLite) makes concurrent closes of one attempt grade it exactly once."""
         with self.db.write() as session:
             attempt = session.scalar(
                 select(Attempt)
@@ -309,12 +314,13 @@ class Attempts:
             answers = answer_rows(session, attempt.id)
             language = attempt.language if attempt.language in LANGUAGES else "en"
             tr = translator(language, self.engine.locale_dir)
-            grades = []
+            grades, graded = [], []
             for q in questions:
                 score, correct, feedback = self._grade(q, answers.get(q.position), tr)
                 grades.append(
                     {"id": q.id, "score": score, "correct": correct, "feedback": feedback}
                 )
+                graded.append(_Graded(q, score, correct, feedback))
             store_grades(session, grades)
             points = sum(g["score"] for g in grades)
             max_points = float(len(grades))
@@ -325,7 +331,7 @@ class Attempts:
             attempt.status = "expired" if (reason == "expired" or late) else "submitted"
             attempt.closed_at = utcnow()
         log.info("attempt %s closed (%s): score %.3f", attempt_id, attempt.status, attempt.score)
-        return attempt
+        return Closed(attempt, graded, answers)
 
     def _grade(self, q, answer, tr=None):
         """(score, correct, feedback) for one drawn question (``grade_answer``)."""
@@ -334,6 +340,26 @@ class Attempts:
 
 class RawJSON(str):
     """JSON text already encoded (a stored question), sent on as it is by ``view_json``."""
+
+
+class Closed(NamedTuple):
+    """An attempt just closed, its graded questions (``_Graded``) and its answers by index."""
+
+    attempt: Attempt
+    questions: list
+    answers: dict
+
+
+class _Graded:
+    """A question just graded, with the attributes of a closed attempt's view row."""
+
+    __slots__ = ("position", "chapter", "public_json", "score", "correct", "feedback")
+
+    def __init__(self, row, score: float, correct: bool, feedback: str):
+        self.position = row.position
+        self.chapter = row.chapter
+        self.public_json = row.public_json
+        self.score, self.correct, self.feedback = score, correct, feedback
 
 
 class _Fresh:
