@@ -119,17 +119,25 @@ def axe_page(browser):
     context.close()
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("language", list(EDITIONS))
 @pytest.mark.parametrize("kind", list(BOOK_PAGES))
-def test_book_page_has_no_wcag_violations(axe_page, book_url, kind, language):
-    url = f"{book_url}{EDITIONS[language]}/{BOOK_PAGES[kind]}"
-    response = axe_page.goto(url)
-    assert response is not None and response.ok, f"{url} is not in the built book"
-    axe_page.wait_for_load_state("load")
-    axe_page.evaluate(SETTLED)
-    if kind == "explorers":
-        axe_page.wait_for_selector('.nccl-explorer[data-ready="true"]', timeout=20_000)
-    assert_accessible(axe_page, f"the {kind} page ({language}: {BOOK_PAGES[kind]})")
+def test_book_page_has_no_wcag_violations(browser, book_url, kind, language, scheme):
+    """Each page in the theme's light and dark colours (the theme follows the browser's)."""
+    context = browser.new_context(bypass_csp=True, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        url = f"{book_url}{EDITIONS[language]}/{BOOK_PAGES[kind]}"
+        response = page.goto(url)
+        assert response is not None and response.ok, f"{url} is not in the built book"
+        page.wait_for_load_state("load")
+        page.evaluate(SETTLED)
+        if kind == "explorers":
+            page.wait_for_selector('.nccl-explorer[data-ready="true"]', timeout=20_000)
+        where = f"the {kind} page ({language}, {scheme} theme: {BOOK_PAGES[kind]})"
+        assert_accessible(page, where)
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="module")
@@ -171,10 +179,17 @@ def test_exam_pages_have_no_wcag_violations(axe_page, exam_server, language):
     page.goto(f"{base}/exam/verify?lang={language}")
     page.wait_for_selector("#verify")
     found["the verify page"] = violations(page)
+    page.fill("#credential-text", '{"type": ["VerifiableCredential"]}')
+    page.click("#verify")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.length > 0")
+    found["the verify page with a verdict"] = violations(page)
 
     page.goto(f"{base}/exam/confirm?lang={language}#token=not-a-real-token")
     page.wait_for_selector("#confirm")
     found["the confirm page"] = violations(page)
+    page.click("#confirm")
+    page.wait_for_selector("#message:not([hidden])")
+    found["the confirm page with its message"] = violations(page)
 
     report = [f"{where} ({language}):\n{describe(v)}" for where, v in found.items() if v]
     assert not report, "accessibility violations:\n" + "\n".join(report)
