@@ -122,7 +122,7 @@ class QuestionWidget:
             verdict = f'<b style="color:#2e7d32">{tr(N_("Correct."))}</b>'
         elif result.score > 0:
             score = localize_decimals(f"{result.score:.2f}", tr.language)
-            verdict = f'<b style="color:#ef6c00">{tr(N_("Partly right: score {score}."), score=score)}</b>'
+            verdict = f'<b style="color:#a85300">{tr(N_("Partly right: score {score}."), score=score)}</b>'
         else:
             verdict = f'<b style="color:#c62828">{tr(N_("Not quite."))}</b>'
         self.feedback.value = verdict + markdown_html(result.feedback)
