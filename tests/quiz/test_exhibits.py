@@ -292,7 +292,34 @@ def check_ring_order(q, log):
     assert log.rings[0][(log.rings[0].index(3) + 1) % len(ring)] == q.mistakes[0].answer
 
 
+def _last_records(log) -> dict:
+    last = {}
+    for record in log.flight_records:  # in dump order: the last one per rank wins
+        last[record.rank] = record
+    return last
+
+
+def check_fr_missing_seq(q, log):
+    last = _last_records(log)
+    assert sorted(last) == [0, 1, 2, 3]
+    newest = max(r.seq for r in last.values())
+    assert [rank for rank, r in last.items() if r.seq < newest] == [2]
+    assert last[2].state == "completed" and {last[r].state for r in (0, 1, 3)} == {"started"}
+    assert _correct(q).startswith(f"Rank 2 never issued collective {newest}")
+
+
+def check_fr_size_mismatch(q, log):
+    last = _last_records(log)
+    assert len({(r.seq, r.op) for r in last.values()}) == 1
+    sizes = Counter(r.input_sizes for r in last.values())
+    odd = [rank for rank, r in last.items() if sizes[r.input_sizes] == 1]
+    assert odd == [2] and last[2].input_sizes[0][0] * 2 == last[0].input_sizes[0][0]
+    assert _correct(q).startswith("Rank 2 passed a buffer half the size")
+
+
 LOG_CHECKS = {
+    "debugging/dbg-fr-missing-seq": check_fr_missing_seq,
+    "debugging/dbg-fr-size-mismatch": check_fr_size_mismatch,
     "nccl-tuner/tuner-log-threads": check_threads,
     "debugging/dbg-log-duplicate-gpu": check_duplicate_gpu,
     "debugging/dbg-log-dev-shm": check_dev_shm,

@@ -35,12 +35,18 @@ program's output) NCCL prints, among much else:
   /dev/shm/nccl-wuxVWm to 9637892 bytes`` (the shared-memory file system is too small, as in a
   container's default 64 MB ``/dev/shm``).
 
+* entries of PyTorch's flight recorder, one per line as ``nccl_trace_rank_3: {...}``: the dump
+  file's name (``TORCH_NCCL_DEBUG_INFO_TEMP_FILE`` + rank) and one of its ``entries`` as JSON
+  (``collective_seq_id``, ``profiling_name`` such as ``nccl:all_reduce``, ``input_sizes``,
+  ``state``: scheduled, started or completed; other keys may be left out).
+
 :func:`read_log` takes the first of each (rank 0 prints the table and the calls) and returns
 an :class:`NcclLog`. Units as printed: microseconds, GB/s, bytes.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -79,6 +85,7 @@ _DUPLICATE_GPU = re.compile(
     r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device (\w+)"
 )
 _SHM_EXTEND = re.compile(r"failed to extend (\S+) to (\d+) bytes")
+_FLIGHT_RECORD = re.compile(r"trace_rank_(\d+)\S*?:\s*(\{.*\})\s*$", re.M)
 _CPU_VENDORS = {1: "Intel", 2: "AMD"}
 # "host:pid" of the process that logs the communicator's rank 0
 _RANK0 = re.compile(r"^(\S+:\d+):\d+ \[\d+\] NCCL INFO comm 0x[0-9a-f]+ rank 0 ", re.M)
@@ -124,6 +131,18 @@ class WatchdogTimeout:
 
 
 @dataclass(frozen=True)
+class FlightRecord:
+    """One flight-recorder entry of one rank: the collective's sequence number in its process
+    group, its name (``nccl:all_reduce``), its inputs' shapes and its state."""
+
+    rank: int
+    seq: int
+    op: str
+    input_sizes: tuple[tuple[int, ...], ...]
+    state: str
+
+
+@dataclass(frozen=True)
 class NcclLog:
     """What a log says. ``graphs``: (NCCL algorithm name, :class:`Graph`) pairs; ``cells``:
     {(function, algorithm, protocol): (latency us, bandwidth GB/s)} as printed (latency alone
@@ -150,6 +169,23 @@ class NcclLog:
     duplicate_gpus: tuple[tuple[int, int, str], ...] = ()
     # (file, bytes) per shared-memory file NCCL could not grow
     shm_failures: tuple[tuple[str, int], ...] = ()
+    flight_records: tuple[FlightRecord, ...] = ()
+
+
+def _flight_records(text: str) -> tuple[FlightRecord, ...]:
+    records = []
+    for m in _FLIGHT_RECORD.finditer(text):
+        entry = json.loads(m.group(2))
+        records.append(
+            FlightRecord(
+                rank=int(m.group(1)),
+                seq=int(entry["collective_seq_id"]),
+                op=entry["profiling_name"],
+                input_sizes=tuple(tuple(shape) for shape in entry.get("input_sizes", ())),
+                state=entry["state"],
+            )
+        )
+    return tuple(records)
 
 
 def _rings(text: str) -> tuple[tuple[int, ...], ...]:
@@ -286,4 +322,5 @@ def read_log(text: str, table_algorithms: tuple[str, ...] | None = None) -> Nccl
             (int(m.group(1)), int(m.group(2)), m.group(3)) for m in _DUPLICATE_GPU.finditer(text)
         ),
         shm_failures=tuple((m.group(1), int(m.group(2))) for m in _SHM_EXTEND.finditer(text)),
+        flight_records=_flight_records(text),
     )
