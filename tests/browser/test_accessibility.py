@@ -252,13 +252,22 @@ def test_graded_practice_questions_have_no_wcag_violations(browser, book_url, la
 
 # The first question of each answer kind on the practice page, answered by keyboard alone.
 FOCUSED = "(selector) => document.activeElement && document.activeElement.matches(selector)"
+# How the focused element shows its focus: an outline or a ring (box shadow), or nothing.
+FOCUS_RING = """() => {
+  const s = getComputedStyle(document.activeElement);
+  const outline = s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0;
+  return outline || s.boxShadow !== "none" ? "" : document.activeElement.outerHTML.slice(0, 200);
+}"""
 
 
 def tab_to(page, selector: str, limit: int = 80) -> None:
-    """Press Tab until the focused element matches ``selector`` (as a keyboard user would)."""
+    """Press Tab until the focused element matches ``selector`` (as a keyboard user would); the
+    element must show that it has the focus."""
     for _ in range(limit):
         page.keyboard.press("Tab")
         if page.evaluate(FOCUSED, selector):
+            unmarked = page.evaluate(FOCUS_RING)
+            assert not unmarked, f"the keyboard's focus is not visible on {unmarked}"
             return
     active = page.evaluate("document.activeElement.outerHTML.slice(0, 200)")
     raise AssertionError(f"{limit} presses of Tab never reached {selector}; focus is on {active}")
