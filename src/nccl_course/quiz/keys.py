@@ -9,9 +9,9 @@ expert or fail on purpose. The response formats are in quizzes/README.md.
 
 from __future__ import annotations
 
-from nccl_course.i18n.numbers import decimal_separator, localize_decimals
+from nccl_course.i18n.numbers import decimal_separator, format_number
 from nccl_course.quiz.grading import normalize_text
-from nccl_course.quiz.units import DEFAULT_DISPLAY_SIG_FIGS, family_units, format_value, tolerance
+from nccl_course.quiz.units import DEFAULT_DISPLAY_SIG_FIGS, family_units, tolerance
 
 
 def answer_key(inst) -> dict:
@@ -42,7 +42,7 @@ def answer_key(inst) -> dict:
         key["unit"] = q.unit
         key["units"] = family_units(q.unit)
         key["tol"] = tolerance(inst.answer, q.rel, q.abs, q.sig_figs)
-        key["display"] = localize_decimals(format_value(inst.answer, sig), q.language) + (
+        key["display"] = format_number(inst.answer, q.language, sig_figs=sig) + (
             f" {q.unit}" if q.unit else ""
         )
         # The decimal separator a response may use: Turkish learners write 1,5.

@@ -38,6 +38,7 @@ from nccl_course.quiz.objectives import objectives_path
 from nccl_course.quiz.parsing import load_bank
 from nccl_course.quiz.printed import PRINTED_VARIANTS, printed_seeds
 from nccl_course.quiz.translation import MissingTranslation, catalog_path, translate_bank
+from nccl_course.quiz.units import AMBIGUOUS_NUMBER
 from nccl_course.sphinx_static import serve_static_folder, use_page_library
 
 STATIC = Path(__file__).parent / "static"
@@ -61,6 +62,7 @@ PAGE_SCRIPT_STRINGS = (
     N_("expected a number, optionally with a unit ({units}); a bare number is read in {unit}"),
     N_("expected a number, or a number with a unit such as '{example}'"),
     N_("expected a finite number"),
+    AMBIGUOUS_NUMBER,
     N_("expected an index from 0 to {last}, got {value}"),
     N_("expected a list of indices"),
 )

@@ -11,7 +11,7 @@ import math
 import re
 
 from nccl_course.i18n.interface import N_
-from nccl_course.i18n.numbers import delocalize_number
+from nccl_course.i18n.numbers import AmbiguousNumber, delocalize_number, format_number
 
 UNIT_FAMILIES: dict[str, dict[str, float]] = {
     "time": {
@@ -56,6 +56,14 @@ DEFAULT_DISPLAY_SIG_FIGS = 3
 NUMBER_RE = re.compile(r"^\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(\S*)\s*$")
 
 
+#: What a learner reads when a typed number reads two ways (``1.875`` in Turkish): the rule is in
+#: nccl_course.i18n.numbers.delocalize_number; the page's script shows the same words.
+AMBIGUOUS_NUMBER = N_(
+    "'{typed}' could be {whole} or {fraction}; write it without a thousands separator,"
+    " as {whole} or {fraction}"
+)
+
+
 def unit_family(unit: str) -> str:
     """The family name of ``unit`` ("" is a pure number). Raises ValueError for unknown units."""
     for family, units in UNIT_FAMILIES.items():
@@ -88,8 +96,9 @@ def read_number(
     """Read a response (a number, or text such as ``"23.2 ms"``) as a value in ``unit``.
 
     A bare number is taken to be in ``unit``. ``decimal`` is the learner's decimal separator
-    (``","`` in Turkish: ``"1,5 ms"``; a point is read too). Raises ResponseError saying what is
-    expected.
+    (``","`` in Turkish: ``"1,5 ms"``, ``"26.214.400 B"``; a point is read too, and a number that
+    reads two ways, ``"1.875"``, is refused with a message saying how to write it). Raises
+    ResponseError saying what is expected.
     """
     if units is None:
         units = family_units(unit)
@@ -104,7 +113,16 @@ def read_number(
         raise ResponseError(
             N_("expected a number, or a number with a unit such as '{example}'"), example="23.2 ms"
         )
-    match = NUMBER_RE.match(delocalize_number(response, decimal))
+    try:
+        plain = delocalize_number(response, decimal)
+    except AmbiguousNumber as ambiguous:
+        raise ResponseError(
+            AMBIGUOUS_NUMBER,
+            typed=ambiguous.text,
+            whole=ambiguous.whole,
+            fraction=ambiguous.fraction.replace(".", decimal),
+        ) from None
+    match = NUMBER_RE.match(plain)
     if not match:
         raise _expected(unit, units)
     value = float(match.group(1))
@@ -137,14 +155,6 @@ def tolerance(answer: float, rel: float = 0.0, abs_tol: float = 0.0, sig_figs: i
 
 
 def format_value(value: float, sig_figs: int = DEFAULT_DISPLAY_SIG_FIGS) -> str:
-    """``value`` with ``sig_figs`` significant figures, without a needless exponent."""
-    if value == 0:
-        return "0"
-    text = f"{value:.{sig_figs}g}"
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        exp_i = int(exp)
-        if -4 <= exp_i < 15:
-            decimals = max(sig_figs - 1 - exp_i, 0)
-            text = f"{value:.{decimals}f}"
-    return text
+    """``value`` with ``sig_figs`` significant figures as English writes it (whole numbers kept
+    whole, no exponent); ``nccl_course.i18n.numbers.format_number`` for other languages."""
+    return format_number(value, "en", sig_figs=sig_figs)

@@ -5,7 +5,8 @@
    globals for the scripts that load after it; in Node (tests) they are module.exports.
 
    - The page's language: S(english, fields), pageStrings(), pageLanguage(), withLanguage(url),
-     formatNumber, formatPercent, localizeDecimals, formatTime, formatDate.
+     formatNumber, readLocalizedNumber, formatPercent, localizeDecimals, formatTime,
+     formatDate.
    - JSON requests: requestJson(method, url, { body, token }) and requestBlob(url, { token });
      a refusal (the server's error envelope {"error": code, "detail": sentence}) becomes an Error
      whose message is the sentence, with .status and .code.
@@ -87,9 +88,100 @@ function localizeDecimals(text) {
   return decimal === "." ? String(text) : String(text).replace(/(\d)\.(\d)/g, `$1${decimal}$2`);
 }
 
-/* A number with ``digits`` decimals, written with the page's decimal separator (1,5 in Turkish). */
-function formatNumber(value, digits) {
-  return localizeDecimals(Number(value).toFixed(digits));
+/* How each language writes numbers: the twin of nccl_course.i18n.numbers (DECIMAL_SEPARATOR,
+   GROUP_SEPARATOR, GROUP_FROM_DIGITS), which says why Turkish groups from five digits and
+   English generated numbers are not grouped. */
+const NUMBER_STYLES = {
+  en: { decimal: ".", group: ",", groupFrom: null },
+  tr: { decimal: ",", group: ".", groupFrom: 5 },
+};
+
+/* Plain decimal digits of a non-negative number written by String() or toFixed(), which may
+   use an exponent ("1e-7", "3e+21"). */
+function plainDigits(text) {
+  const m = /^(\d+)(?:\.(\d*))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const digits = m[1] + (m[2] || "");
+  const point = m[1].length + Number(m[3]);
+  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + "0".repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/* ``value`` written as the page's language (or ``options.language``) writes numbers: the twin of
+   nccl_course.i18n.numbers.format_number, and a test runs both on the same numbers.
+   ``options`` is the number of decimals ("1,50"), or {digits, sigFigs, math, language}: sigFigs
+   significant figures with trailing zeros dropped and whole numbers kept whole ("2,18"); neither
+   digits nor sigFigs: the shortest digits that read back as ``value``; math: for MathJax
+   ("1{,}875"). Turkish groups integers of five or more digits with dots ("26.214.400"). Ties
+   round away from zero on the float's exact value (toFixed), as the Python does. */
+function formatNumber(value, options) {
+  const opts = typeof options === "number" ? { digits: options } : (options || {});
+  const language = opts.language || pageLanguage();
+  const style = NUMBER_STYLES[language] || { ...NUMBER_STYLES.en, decimal: pageStrings().decimal || "." };
+  const number = Number(value);
+  if (!Number.isFinite(number)) throw new Error(`expected a finite number, got ${value}`);
+  const size = Math.abs(number);
+  let text;
+  let strip = true;
+  if (opts.digits !== undefined && opts.digits !== null) {
+    text = plainDigits(size.toFixed(opts.digits));
+    strip = false;
+  } else if (opts.sigFigs) {
+    const exponent = size === 0 ? 0 : Number(size.toExponential().split("e")[1]);
+    if (size === 0) text = "0";
+    else if (exponent >= opts.sigFigs - 1) text = plainDigits(size.toFixed(0));
+    else {
+      const decimals = opts.sigFigs - 1 - exponent;
+      text = size.toFixed(decimals);
+      if (Number(text) >= 10 ** (exponent + 1)) text = size.toFixed(decimals - 1); // 9.995 -> 10.0
+    }
+  } else {
+    text = plainDigits(String(size));
+  }
+  let [whole, fraction = ""] = text.split(".");
+  if (strip) fraction = fraction.replace(/0+$/, "");
+  if (style.groupFrom !== null && whole.length >= style.groupFrom) {
+    const group = opts.math && style.group === "," ? "{,}" : style.group;
+    whole = whole.replace(/\B(?=(\d{3})+$)/g, group);
+  }
+  const decimal = opts.math && style.decimal === "," ? "{,}" : style.decimal;
+  const out = fraction ? `${whole}${decimal}${fraction}` : whole;
+  return number < 0 && /[1-9]/.test(out) ? `-${out}` : out;
+}
+
+/* A typed number in a language whose decimal separator is ``decimal``, written plainly
+   (decimal point, no grouping); text that is not a number comes back as is. The twin of
+   nccl_course.i18n.numbers.delocalize_number, whose docstring gives the rule; a number that
+   reads two ways ("1.875" in Turkish) throws {ambiguous: true, text, whole, fraction}. */
+const TYPED_NUMBER = /^(\s*[+-]?)([0-9.,]*[0-9][0-9.,]*)((?:[eE][+-]?[0-9]+)?)([\s\S]*)$/;
+const GROUPED_NUMBER = /^[1-9][0-9]{0,2}(?:[.,][0-9]{3})+$/;
+
+function readLocalizedNumber(text, decimal) {
+  const m = TYPED_NUMBER.exec(text);
+  if (!m) return text;
+  const [, sign, body, exponent, rest] = m;
+  const dots = body.split(".").length - 1;
+  const commas = body.split(",").length - 1;
+  if (!dots && !commas) return text;
+  const last = Math.max(body.lastIndexOf("."), body.lastIndexOf(","));
+  const kind = body[last];
+  const head = body.slice(0, last);
+  const tail = body.slice(last + 1);
+  if (dots && commas) {
+    if (body.split(kind).length !== 2 || !GROUPED_NUMBER.test(head)) return text;
+    if (kind !== decimal && kind !== ".") return text;
+    return `${sign}${head.replace(/[.,]/g, "")}.${tail}${exponent}${rest}`;
+  }
+  if (dots + commas > 1) {
+    return GROUPED_NUMBER.test(body) ? `${sign}${body.split(kind).join("")}${exponent}${rest}` : text;
+  }
+  if (kind === decimal) return `${sign}${head || "0"}.${tail}${exponent}${rest}`;
+  if (GROUPED_NUMBER.test(body)) {
+    throw { ambiguous: true, text: text.trim(), whole: head + tail, fraction: `${head}.${tail}` };
+  }
+  if (kind === ".") return `${sign}${head || "0"}.${tail}${exponent}${rest}`;
+  return text;
 }
 
 /* A fraction as a percentage: "87.5 %" in English, "%87,5" in Turkish. */
@@ -175,6 +267,7 @@ function showMessage(box, text, isError = false) {
 if (typeof module !== "undefined" && module.exports) {
   module.exports = {
     S, pageStrings, useStrings, pageLanguage, withLanguage, localizeDecimals, formatNumber,
+    readLocalizedNumber,
     formatPercent, formatTime, formatDate, requestJson, requestBlob, onReady, element,
     escapeHtml, showMessage,
   };

@@ -14,14 +14,16 @@
   // Same pattern as nccl_course.quiz.units.NUMBER_RE.
   var NUMBER_RE = /^\s*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\s*(\S*)\s*$/;
   var TEXT_DROP = /[\s\-_.]+/g;
-  // Same pattern as nccl_course.i18n.numbers: "1,5 ms" in a language with a decimal comma.
-  var COMMA_NUMBER = /^(\s*[+-]?[0-9]*),([0-9]+(?:[eE][+-]?[0-9]+)?(?:\s*\S*)\s*)$/;
-
+  // nccl_course.quiz.units.read_number's rule (page.readLocalizedNumber): "1,5 ms" and
+  // "26.214.400 B" in Turkish; "1.875" reads two ways and is refused with the same words.
   function delocalize(text, decimal) {
-    if (!decimal || decimal === ".") return text;
-    var m = COMMA_NUMBER.exec(text);
-    if (!m || m[1].indexOf(".") >= 0) return text;
-    return m[1] + "." + m[2];
+    try {
+      return page.readLocalizedNumber(text, decimal || ".");
+    } catch (err) {
+      if (!err || !err.ambiguous) throw err;
+      throw new Unreadable(S("'{typed}' could be {whole} or {fraction}; write it without a thousands separator, as {whole} or {fraction}",
+        { typed: err.text, whole: err.whole, fraction: err.fraction.replace(".", decimal || ".") }));
+    }
   }
 
   function Unreadable(message) {
