@@ -35,6 +35,15 @@ _LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)|<(https?://[^>\s]+)>")
 _PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
 # A message with nothing to translate: markup, numbers and punctuation only.
 _NO_WORDS = re.compile(r"[A-Za-zÇĞİÖŞÜçğıöşü]{2,}")
+# A separator between digits in math: a decimal point or comma, a grouping comma or dot, or
+# MathJax's ``{,}``. A translation writes numbers as its language does (``1{,}875`` for
+# ``1.875``, nccl_course.i18n.numbers), so math is compared with these set aside: its digits,
+# symbols and order still have to be the source's.
+_MATH_NUMBER_SEPARATOR = re.compile(r"(?<=\d)(?:\{,\}|[.,])(?=\d)")
+
+
+def _math_key(math: str) -> str:
+    return _MATH_NUMBER_SEPARATOR.sub("\u00b7", math)
 
 
 def _target_only(role: str) -> str:
@@ -48,10 +57,13 @@ def kept_markup(text: str) -> Counter:
     found: Counter = Counter()
     rest = text
     for kind, pattern in (("math", _MATH), ("role", _ROLE), ("code", _CODE)):
-        found.update(
-            (kind, _target_only(m.group(0)) if kind == "role" else m.group(0))
-            for m in pattern.finditer(rest)
-        )
+        for m in pattern.finditer(rest):
+            piece = m.group(0)
+            if kind == "math" or piece.startswith("{math}"):
+                piece = _math_key(piece)
+            elif kind == "role":
+                piece = _target_only(piece)
+            found[(kind, piece)] += 1
         rest = pattern.sub(" ", rest)
     found.update(("link", m.group(1) or m.group(2)) for m in _LINK_TARGET.finditer(rest))
     found.update(
