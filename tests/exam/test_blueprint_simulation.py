@@ -103,3 +103,24 @@ def test_thousand_draws_meet_every_rule(exam):
         for q in (d.instance.question for d in draw_questions(blueprint, banks, seed))
     )
     assert len(uids) > 100
+
+
+def test_the_fresh_questions_the_blueprint_counts_on(exam):
+    """The blueprint's comment explains its size by the fresh questions the banks offer with no
+    skill twice: one per skill of its zones' parameterised questions, and those with none."""
+    blueprint, banks = exam
+    printed = printed_variants(banks)
+    fresh = [
+        q for z in blueprint.zones for q in banks[z.chapter].questions if printed.can_be_fresh(q)
+    ]
+    skills = sorted({q.skill for q in fresh if q.skill})
+    loose = sorted(q.uid for q in fresh if not q.skill)
+    print(f"\nfresh questions by skill: {skills}; without a skill: {loose}")
+    offered = len(skills) + len(loose)
+    assert offered == blueprint.fresh_count == 8, (
+        f"the zones' banks now offer {offered} fresh questions with no skill twice: update "
+        "rules.fresh, the question count and the comment of quizzes/exam/blueprint.yml"
+    )
+    assert all(q.type == "numeric" for q in fresh)
+    text = (REPO / "quizzes" / "exam" / "blueprint.yml").read_text()
+    assert all(s in text for s in skills) and all(u in text for u in loose)

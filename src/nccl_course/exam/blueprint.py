@@ -387,7 +387,7 @@ def fit_to_banks(blueprint: Blueprint, banks: dict) -> Blueprint:
         fitted.problems.append(
             f"the exam can be passed by looking answers up in the practice pages: without "
             f"computing anything a learner reaches {fitted.lookup_ceiling:.0%} >= the pass mark "
-            f"{fitted.pass_score:.0%}; raise the zones' 'fresh' counts in the blueprint"
+            f"{fitted.pass_score:.0%}; raise rules.fresh or the zones' 'fresh' counts"
         )
     return fitted
 
