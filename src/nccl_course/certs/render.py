@@ -55,7 +55,7 @@ from nccl_course.certs.credential import (
 from nccl_course.certs.issuer import verify_link
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.names import isolated, printable_name, printable_text
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number, localize_decimals
 
 PAGE_INCHES = (11.69, 8.27)  # A4 landscape
 QR_RECT = (0.755, 0.095, 0.17, 0.17 * PAGE_INCHES[0] / PAGE_INCHES[1])  # left, bottom, w, h
@@ -147,6 +147,15 @@ def qr_matrix(url: str) -> np.ndarray:
     code = segno.make(url, error="m", micro=False)
     core = np.array([list(row) for row in code.matrix], dtype=np.uint8)
     return np.pad(core, QR_BORDER)
+
+
+def _shown_score(score: str, language: str) -> str:
+    """A credential's score (its JSON value as text, "87.5") as ``language`` writes numbers;
+    a value that is no number is shown as issued, its decimal points localized."""
+    try:
+        return format_number(float(score), language)
+    except ValueError:
+        return localize_decimals(score, language)
 
 
 def _score(credential: dict) -> str | None:
@@ -380,7 +389,7 @@ def _draw_what_was_achieved(page, renderer, fields: _Fields, tr, language: str) 
         _fit(
             page,
             renderer,
-            tr(N_("with a score of {score} %"), score=localize_decimals(fields.score, language)),
+            tr(N_("with a score of {score} %"), score=_shown_score(fields.score, language)),
             x=0.5,
             y=0.42,
             box=(0.6, 0.04),

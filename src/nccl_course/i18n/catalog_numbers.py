@@ -64,7 +64,7 @@ class Number:
     reading: str
 
 
-def _spans(text: str):
+def spans(text: str):
     """(start, end, kind) of each piece of ``text``: "math", "prose" or "keep"."""
     at = 0
     for m in _PIECES.finditer(text):
@@ -116,7 +116,7 @@ def english_numbers(text: str, language: str, english: str = "") -> list[Number]
     if DECIMAL_SEPARATOR[language] == ".":
         return []
     found = []
-    for start, end, kind in _spans(text):
+    for start, end, kind in spans(text):
         if kind == "keep":
             continue
         for m in _NUMBER.finditer(text, start, end):

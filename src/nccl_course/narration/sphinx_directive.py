@@ -32,7 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.interface import catalog_path as interface_catalog_path
 from nccl_course.i18n.interface import strings_script as page_strings
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number
 from nccl_course.narration import audio_store
 from nccl_course.narration.script import (
     DIRECTIVE,
@@ -76,7 +76,7 @@ def player_markup(src: str, duration: float, language: str, credit: str) -> str:
     total = clock(duration)
     speeds = "".join(
         f'<option value="{s}"{" selected" if s == 1.0 else ""}>'
-        f"{localize_decimals(f'{s:g}', language)}×</option>"
+        f"{format_number(s, language)}×</option>"
         for s in SPEEDS
     )
     play = tr(PLAY)

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from nccl_course.i18n.interface import N_, translator
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number
 from nccl_course.quiz.units import ResponseError, read_number
 
 _TEXT_DROP = re.compile(r"[\s\-_.]+")
@@ -155,7 +155,7 @@ def _grade_multiple(key: dict, response) -> Grade:
         "correct": tr(N_("All correct choices, and nothing else.")),
         "partial": tr(
             N_("Partly right: score {score}."),
-            score=localize_decimals(f"{score:.2f}", key.get("language", "en")),
+            score=format_number(score, key.get("language", "en"), digits=2),
         ),
         "incorrect": tr(N_("Score 0.")),
     }[outcome]

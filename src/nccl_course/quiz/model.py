@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.catalog_numbers import spans
+from nccl_course.i18n.numbers import format_number, localize_decimals
 from nccl_course.quiz import generators as _generators
 from nccl_course.quiz.exhibits import Exhibit
 from nccl_course.quiz.units import (  # noqa: F401 (DEFAULT_DISPLAY_SIG_FIGS: public here too)
@@ -184,16 +185,29 @@ def _shuffle_not_identity(rng: random.Random, order: list[int]) -> None:
 
 
 def fill_placeholders(text: str, params: dict, language: str = "en") -> str:
-    """Replace ``{{name}}`` with ``params[name]`` (numbers with :g, decimals as ``language``
-    writes them: ``1,5`` in Turkish). Unknown names raise KeyError."""
+    """Replace ``{{name}}`` with ``params[name]``: a number as ``language`` writes it
+    (``nccl_course.i18n.numbers.format_number``: 1,5 and 26.214.400 in Turkish, ``1{,}5`` in
+    math, six significant figures for a float), but as Python writes it inside code, which a
+    learner may run. Unknown names raise KeyError."""
+    if not text:
+        return text
 
-    def value(match: re.Match) -> str:
-        name = match.group(1)
-        v = params[name]
-        shown = f"{v:g}" if isinstance(v, float) else str(v)
-        return localize_decimals(shown, language)
+    def filler(where: str):
+        def value(match: re.Match) -> str:
+            v = params[match.group(1)]
+            if where == "keep":
+                return f"{v:g}" if isinstance(v, float) else str(v)
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                # A value drawn as text ("1.75", "64 MiB"): its numbers as English writes them.
+                return localize_decimals(str(v), language, math=where == "math")
+            sig = 6 if isinstance(v, float) else None
+            return format_number(v, language, sig_figs=sig, math=where == "math")
 
-    return PLACEHOLDER_RE.sub(value, text) if text else text
+        return value
+
+    return "".join(
+        PLACEHOLDER_RE.sub(filler(kind), text[start:end]) for start, end, kind in spans(text)
+    )
 
 
 @dataclass

@@ -8,7 +8,7 @@ import sys
 from typing import TextIO
 
 from nccl_course.i18n.interface import N_, translator
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number
 from nccl_course.quiz.exhibits import KIND_LABELS, numbered_lines
 from nccl_course.quiz.grading import grade
 from nccl_course.quiz.latex_text import math_as_text
@@ -169,7 +169,7 @@ def take(bank: Bank, seed: int, stdin: TextIO = sys.stdin, out: TextIO = sys.std
             elif result.score == 0:
                 verdict = tr(N_("Not right."))
             else:
-                shown = localize_decimals(f"{result.score:.2f}", tr.language)
+                shown = format_number(result.score, tr.language, digits=2)
                 verdict = tr(N_("Score {score}."), score=shown)
             out.write(verdict + "\n" + plain(result.feedback) + "\n")
             if not result.correct:
@@ -184,9 +184,9 @@ def _summary(score: float, answered: int, total: int, out: TextIO, tr) -> None:
     share = 100 * score / total if total else 0.0
     line = tr(
         N_("Score: {score} / {total} ({percent} %; {answered} answered)."),
-        score=localize_decimals(f"{score:g}", tr.language),
+        score=format_number(score, tr.language, sig_figs=6),
         total=total,
-        percent=f"{share:.0f}",
+        percent=format_number(share, tr.language, digits=0),
         answered=answered,
     )
     out.write(f"\n{line}\n")

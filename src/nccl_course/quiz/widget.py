@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 from nccl_course.i18n.interface import N_, translator
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number
 from nccl_course.quiz.banks import find_bank_dir
 from nccl_course.quiz.exhibits import KIND_LABELS, exhibit_html
 from nccl_course.quiz.grading import grade
@@ -121,7 +121,7 @@ class QuestionWidget:
         if result.correct:
             verdict = f'<b style="color:#2e7d32">{tr(N_("Correct."))}</b>'
         elif result.score > 0:
-            score = localize_decimals(f"{result.score:.2f}", tr.language)
+            score = format_number(result.score, tr.language, digits=2)
             verdict = f'<b style="color:#a85300">{tr(N_("Partly right: score {score}."), score=score)}</b>'
         else:
             verdict = f'<b style="color:#c62828">{tr(N_("Not quite."))}</b>'

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 
 from nccl_course.i18n.interface import N_, translator
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number
 from nccl_course.viz.trace_events import (
     Trace,
     communication,
@@ -90,7 +90,7 @@ def plot_overlap_timeline(configs: Mapping[str, Sequence[Trace]], *, lang: str =
                 (y_comm, tr(N_("rank {rank} all-reduce")).format(rank=rank)),
             ]
         ax.set_yticks([y + 0.5 for y, _ in rows], [text for _, text in rows])
-        exposed_text = " / ".join(localize_decimals(f"{ms:.1f}", lang) for ms in exposed_ms)
+        exposed_text = " / ".join(format_number(ms, lang, digits=1) for ms in exposed_ms)
         name = tr(CONFIG_TITLES[label]) if label in CONFIG_TITLES else label
         ax.set_title(
             tr(N_("{name}: exposed all-reduce per rank {values} ms")).format(
