@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "check":
         problems = check()
-        print("\n".join(problems))
+        for line in problems:
+            print(line)
         return 1 if problems else 0
     total: Counter = Counter()
     for path in args.paths:
