@@ -416,7 +416,7 @@ function attemptStatus(status) {
 }
 
 // Points with at most two decimals, in the page's language ("4,5" in Turkish).
-const formatPoints = (points) => localizeDecimals(String(Math.round(Number(points) * 100) / 100));
+const formatPoints = (points) => formatNumber(Math.round(Number(points) * 100) / 100);
 
 /* The learner's answer as HTML: choice and item texts are Markdown with math, like prompts. */
 function describeResponse(q, response) {

@@ -39,7 +39,7 @@ function formatValidFrom(text) {
 
 function claimRows(claims, credentialId, label) {
   const score = claims.score_percent
-    ? S("{value} %", { value: pageStrings().decimal === "," ? String(claims.score_percent).replace(".", ",") : claims.score_percent })
+    ? S("{value} %", { value: Number.isFinite(Number(claims.score_percent)) ? formatNumber(claims.score_percent) : claims.score_percent })
     : null;
   const rows = [[S("Learner"), claims.learner], [S("Achievement"), claims.achievement],
     [S("Issuer"), claims.issuer], [S("Score"), score],

@@ -2,7 +2,7 @@
  * charts and tables over cost-model.js, computed in the browser with no kernel or network.
  * Every number shown is also in a data-* attribute at full precision, so tests can compare it
  * with the Python package. What the explorers write goes through S() of the course's library
- * (nccl-page.js, loaded before this script), and their numbers through its localizeDecimals():
+ * (nccl-page.js, loaded before this script), and their numbers through its formatNumber():
  * a translated page carries the strings and its decimal separator as JSON
  * (<script class="nccl-explorer-strings">, written by nccl_course.viz.sphinx_explorers). Names of
  * collectives, algorithms, protocols, presets and models are the same in every language. */
@@ -20,9 +20,9 @@
       v /= KIB;
       i += 1;
     }
-    return `${Number.isInteger(v) ? v : localizeDecimals(v.toPrecision(3))} ${UNITS[i]}`;
+    return `${formatNumber(v, { sigFigs: 3 })} ${UNITS[i]}`;
   }
-  const fmt = (x, digits = 4) => (x == null ? "" : x === 0 ? "0" : localizeDecimals(Number(x.toPrecision(digits)).toString()));
+  const fmt = (x, digits = 4) => (x == null ? "" : formatNumber(x, { sigFigs: digits }));
   const us = (s) => fmt(s * 1e6);
 
   function control(box, name, label, options, value, onChange) {
