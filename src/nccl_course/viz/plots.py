@@ -10,7 +10,7 @@ from nccl_course.cost.busbw import busbw_factor
 from nccl_course.cost.model import algorithms_for, crossovers, sweep_times
 from nccl_course.cost.presets import get_preset
 from nccl_course.i18n.interface import N_
-from nccl_course.i18n.numbers import localize_decimals
+from nccl_course.i18n.numbers import format_number, localize_decimals
 from nccl_course.units import format_size
 from nccl_course.viz.drawing import labeller, make_text_readable, new_figure
 
@@ -25,8 +25,8 @@ def _plain_log_axes(ax, sizes_on_x: bool = True, lang: str = "en") -> None:
             FuncFormatter(lambda v, _: localize_decimals(format_size(v), lang))
         )
     else:
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: localize_decimals(f"{v:g}", lang)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: localize_decimals(f"{v:g}", lang)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_number(v, lang, sig_figs=6)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_number(v, lang, sig_figs=6)))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
 
