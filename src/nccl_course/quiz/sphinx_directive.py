@@ -263,9 +263,13 @@ class QuizDirective(SphinxDirective):
         self._md(parent, text, ["nccl-quiz-fb-text"])
         self._raw(parent, "</div>")
 
+    def variant_uid(self, inst: QuestionInstance) -> str:
+        """The id of a variant's element, and the name of its inputs: unique in the page."""
+        return f"nq-{inst.question.chapter}-{inst.question.id}-{inst.seed}"
+
     def _variant(self, parent: nodes.Element, inst: QuestionInstance, index: int) -> None:
         q = inst.question
-        uid = f"nq-{q.chapter}-{q.id}-{inst.seed}"
+        uid = self.variant_uid(inst)
         hidden = " hidden" if index else ""
         self._raw(
             parent,

@@ -230,7 +230,7 @@
     variant.setAttribute("data-outcome", g.outcome);
     if (g.outcome === "unreadable") {
       setResult(variant, "nccl-quiz-unreadable", g.message);
-      return;
+      return g;
     }
     var verdict = g.outcome === "correct" ? S("Correct.") :
       (g.outcome === "partial" ? S("Partly right: score {score}.", { score: page.formatNumber(g.score, 2) }) : S("Not quite."));
@@ -260,6 +260,7 @@
       show(variant, g.outcome);
       if (g.outcome === "correct") show(variant, "explanation");
     }
+    return g;
   }
 
   function reveal(variant) {
@@ -313,6 +314,13 @@
       });
     });
   }
+
+  // The mock exam (book/static/nccl-mock-exam.js) grades and shows its questions with these, so
+  // a question there gets the same verdict and feedback as in the practice quiz.
+  api.readResponse = readResponse;
+  api.check = check;
+  api.hideFeedback = hideFeedback;
+  api.move = move;
 
   page.onReady(init);
 })(typeof window !== "undefined" ? window : globalThis,
