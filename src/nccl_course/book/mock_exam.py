@@ -50,7 +50,7 @@ JS_FILE = "nccl-mock-exam.js"
 CSS_FILE = "nccl-mock-exam.css"
 BLUEPRINT = Path("exam") / "blueprint.yml"  # under the bank folder (quizzes/)
 DEFAULT_FORMS = 3
-MAX_FORMS = 9
+MAX_FORMS = 9  # each form adds a whole exam of questions to the page: keep its weight bounded
 STRINGS_CLASS = "nccl-mock-strings"
 # What static/nccl-mock-exam.js writes into the page (its S() calls); a translated page carries
 # them in its language as JSON (<script class="nccl-mock-strings">).
