@@ -36,8 +36,10 @@ def build(tmp_path: Path, language: str = "en", exam_url: str | None = None) -> 
     src.mkdir()
     (src / "index.md").write_text(PAGE + "\n```{toctree}\nother\n```\n")
     (src / "other.md").write_text("# Other\n\nText.\n")
+    # myst_nb as in the book: a process that loads myst_parser on its own first leaves later
+    # myst_nb builds in the same test process without a markdown parser.
     conf = [
-        'extensions = ["myst_parser", "nccl_course.book.exam_links"]',
+        'extensions = ["myst_nb", "nccl_course.book.exam_links"]',
         'html_theme = "sphinx_book_theme"',
         f"language = {language!r}",
     ]
