@@ -62,7 +62,7 @@ def test_turkish_labels_and_decimal_comma():
     fig = _figure("tr")
     tr = translator("tr")
     labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
-    assert labels[0] == tr("rank {rank} backward").format(rank=0) != "rank 0 backward"
+    assert labels[0] == tr("{who} backward").format(who="rank 0") != "rank 0 backward"
     assert fig.axes[1].get_xlabel() == tr("time from the start of backward (ms)")
     value = f"{overlap(recorded_traces('overlapped')[0]).exposed_us / 1e3:.1f}".replace(".", ",")
     assert value in fig.axes[1].get_title()

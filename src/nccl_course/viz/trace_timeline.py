@@ -85,9 +85,11 @@ def plot_overlap_timeline(configs: Mapping[str, Sequence[Trace]], *, lang: str =
             ):
                 bars = [((s - origin) / 1e3, (e - s) / 1e3) for s, e in spans]
                 ax.broken_barh(bars, (y + 0.15, 0.7), facecolors=color)
+            # "rank N" is a kept term (as on the other figures); only the row's kind is text
+            who = f"rank {rank}"
             rows += [
-                (y_compute, tr(N_("rank {rank} backward")).format(rank=rank)),
-                (y_comm, tr(N_("rank {rank} all-reduce")).format(rank=rank)),
+                (y_compute, tr(N_("{who} backward")).format(who=who)),
+                (y_comm, tr(N_("{who} all-reduce")).format(who=who)),
             ]
         ax.set_yticks([y + 0.5 for y, _ in rows], [text for _, text in rows])
         exposed_text = " / ".join(format_number(ms, lang, digits=1) for ms in exposed_ms)
