@@ -1,9 +1,15 @@
 """Serve every script the book needs from the build itself, never from a CDN.
 
-By default MyST-NB loads require.js and the ipywidgets embed manager from CDNs, and Sphinx loads
-MathJax from one. A reader offline (or behind a firewall) then sees dead widgets and raw LaTeX.
-This extension stages the copies that ``npm ci`` put in ``node_modules/`` (pinned by
-package-lock.json) into ``_static/vendor/`` and points MyST-NB and Sphinx at them.
+By default Sphinx loads MathJax from a CDN, and a reader offline (or behind a firewall) then sees
+raw LaTeX. This extension stages the copies that ``npm ci`` put in ``node_modules/`` (pinned by
+package-lock.json) into ``_static/vendor/`` and points Sphinx at them.
+
+MyST-NB would also load require.js and the ipywidgets embed manager from CDNs for a page whose
+notebook shows ipywidgets. The book has no such page: that manager compiles code with
+``new Function``, which the course's Content-Security-Policy refuses, so the in-page controls are
+the course's own explorers (``nccl_course.viz.sphinx_explorers``) and a widget cell runs only in
+Jupyter (tagged ``skip-execution``). MyST-NB is given no widget scripts to load, and a page that
+embeds widgets anyway stops the build (``nccl_course.book.served_files``).
 """
 
 from __future__ import annotations
@@ -17,17 +23,11 @@ from sphinx.errors import ExtensionError
 from nccl_course.sphinx_static import add_static_folders
 
 VENDOR = "vendor"
-REQUIRE_JS = f"{VENDOR}/requirejs/require.js"
-WIDGETS_EMBED_JS = f"{VENDOR}/html-manager/embed-amd.js"
 MATHJAX_JS = f"{VENDOR}/mathjax/tex-chtml.js"
-# The course's own set-up for the widget manager (static/nccl-widgets.js says why).
-WIDGETS_SETUP_JS = "nccl-widgets.js"
 STATIC = Path(__file__).parent / "static"
 
 # (source under node_modules, destination under _static/vendor, files to skip)
 _ASSETS = [
-    ("requirejs/require.js", "requirejs/require.js", ()),
-    ("@jupyter-widgets/html-manager/dist", "html-manager", (".map", "embed.js", "libembed-amd.js")),
     ("mathjax/es5", "mathjax", ("mml-svg.js", "tex-svg.js", "tex-mml-svg.js", "tex-svg-full.js")),
     # uPlot draws the in-page cost-model explorers (nccl_course.viz.sphinx_explorers)
     ("uplot/dist", "uplot", (".cjs.js", ".esm.js", ".d.ts", "uPlot.iife.js")),
@@ -53,6 +53,11 @@ def _stage(app: Sphinx) -> None:
     modules = _node_modules(app)
     staging = Path(app.outdir).parent / ".offline-assets"
     target = staging / VENDOR
+    # A folder an earlier build staged for an asset no longer listed would still be shipped.
+    wanted = {dest.split("/")[0] for _, dest, _ in _ASSETS}
+    for stale in target.glob("*") if target.is_dir() else ():
+        if stale.name not in wanted:
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
     for source, dest, skip in _ASSETS:
         src = modules / source
         if not src.exists():
@@ -71,13 +76,9 @@ def _stage(app: Sphinx) -> None:
 
 
 def _configure(app: Sphinx, config) -> None:
-    # Relative paths here resolve under _static/ for each page, at any depth.
-    # In this order: the set-up configures require.js and must run before the manager loads.
-    config.nb_ipywidgets_js = {
-        REQUIRE_JS: {},
-        WIDGETS_SETUP_JS: {},
-        WIDGETS_EMBED_JS: {"data-jupyter-widgets-cdn": f"_static/{VENDOR}/widget-modules/"},
-    }
+    # No widget manager, and no CDN default in its place (the module's docstring says why).
+    config.nb_ipywidgets_js = {}
+    # Relative to _static/ for each page, at any depth.
     config.mathjax_path = MATHJAX_JS
 
 
