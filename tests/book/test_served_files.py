@@ -19,6 +19,7 @@ from nccl_course.book.served_files import (
     MANIFEST,
     MIN_COMPRESS_BYTES,
     TRANSLATIONS_JS,
+    EmbeddedWidgetsError,
     csp_hash,
     inline_code,
     page_hashes,
@@ -51,8 +52,18 @@ def test_only_code_a_browser_runs_is_listed():
     assert handlers == ['go("x")', "hover()"]  # attribute values are decoded
     found = page_hashes(page)
     assert found["scripts"] == sorted(csp_hash(s) for s in scripts)
-    assert "eval" not in found
-    assert page_hashes(WIDGETS + page)["eval"] is True
+    assert set(found) == {"scripts", "handlers"}
+    with pytest.raises(EmbeddedWidgetsError, match="'unsafe-eval'.*skip-execution"):
+        page_hashes(WIDGETS + page)
+
+
+def test_a_page_with_embedded_widgets_stops_the_manifest(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "index.html").write_text("<p>x</p>")
+    (tmp_path / "notebooks" / "w.html").write_text(WIDGETS)
+    with pytest.raises(EmbeddedWidgetsError, match=r"notebooks/w\.html: it embeds ipywidgets"):
+        write_manifest(tmp_path)
+    assert not (tmp_path / MANIFEST).exists()
 
 
 def test_the_manifest_lists_every_page_and_leaves_a_nested_edition_to_its_own(tmp_path):

@@ -1,9 +1,9 @@
 """The course through the real server in Debian's chromium, under its Content-Security-Policy:
 every kind of page in both editions (a chapter with math, narration and a quiz, the explorers,
-the widgets, an animation, the practice quiz, the progress page, search, the exam, verify, confirm and a
+the notebooks' in-page controls, an animation, the practice quiz, the progress page, search, the exam, verify, confirm and a
 credential's share page) works and reports no violation, neither in the console nor as a
 ``securitypolicyviolation`` event; a script injected into a page is refused (so the check sees
-violations at all). Then the weight of a first and a second chapter, with the browser cache on,
+violations at all). No page's policy allows eval. Then the weight of a first and a second chapter, with the browser cache on,
 from the bytes the network actually carried (CDP ``Network.loadingFinished``)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from nccl_course.quiz.keys import correct_response
+from nccl_course.server.content_policy import BookPolicies
 from tests.browser import test_animation as animation
 from tests.browser.test_exam_flow import stored_keys
 from tests.support.server_process import ServerProcess
@@ -37,6 +38,27 @@ document.addEventListener("securitypolicyviolation", (e) => {
 """
 
 ANY_SLIDER_MOVED = "sel => [...document.querySelectorAll(sel)].some(s => s.value !== '0')"
+# The notebooks whose in-page controls were ipywidgets: the book shows course explorers there.
+NOTEBOOKS_WITH_CONTROLS = ("00-first-look", "60-cost-model-explorer")
+EXPLORER_READY = "() => document.querySelector('.nccl-explorer[data-ready=\"true\"]') !== null"
+SUMMARY_IS_NOT = (
+    "old => { const p = document.querySelector('.nccl-explorer-summary');"
+    " return p !== null && p.textContent !== old; }"
+)
+
+
+def change_ranks_and_see_the_answer_change(page) -> None:
+    """Pick another rank count in the page's first explorer; its summary (the fastest
+    algorithm's time for that many ranks) must change."""
+    page.wait_for_function(EXPLORER_READY, timeout=30_000)
+    summary = page.locator(".nccl-explorer-summary").first
+    before = summary.text_content()
+    ranks = page.locator(".nccl-explorer select[data-control='ranks']").first
+    chosen = ranks.input_value()
+    other = next(v for v in ranks.locator("option").all_inner_texts() if v.strip() != chosen)
+    ranks.select_option(other.strip())
+    page.wait_for_function(SUMMARY_IS_NOT, arg=before, timeout=10_000)
+    assert f" {other.strip()} " in summary.text_content(), (other, summary.text_content())
 
 
 @pytest.fixture(scope="module")
@@ -64,15 +86,14 @@ class Watch:
         if "Content Security Policy" in msg.text or "Content-Security-Policy" in msg.text:
             self.violations.append(f"console: {self.page.url} | {msg.text}")
 
-    def open(self, url: str, *, widgets: bool = False):
-        """Open ``url``; its policy allows no inline script but by digest, and eval only on a
-        page with embedded ipywidgets (``widgets``: their manager compiles schemas with it)."""
+    def open(self, url: str):
+        """Open ``url``; its policy allows no inline script but by digest, and no eval."""
         response = self.page.goto(url, wait_until="load")
         assert response is not None and response.ok, url
         policy = response.headers.get("content-security-policy", "")
         script_src = next(d for d in policy.split(";") if d.strip().startswith("script-src"))
         assert "'unsafe-inline'" not in script_src, url
-        assert ("'unsafe-eval'" in script_src) == widgets, url
+        assert "'unsafe-eval'" not in script_src, url
         assert "frame-ancestors 'none'" in policy, url
         return self.page
 
@@ -104,9 +125,10 @@ def exercise_book(watch: Watch, base: str) -> None:
     control.select_option(index=1)
     watch.settle()
 
-    page = watch.open(base + "/notebooks/00-first-look.html", widgets=True)  # no kernel
-    page.locator(".widget-slider").first.wait_for(timeout=30_000)
-    watch.settle()
+    for notebook in NOTEBOOKS_WITH_CONTROLS:  # no kernel
+        page = watch.open(f"{base}/notebooks/{notebook}.html")
+        change_ranks_and_see_the_answer_change(page)
+        watch.settle()
 
     # matplotlib's player: inline scripts and onclick/oninput handlers, allowed by digest
     page = watch.open(f"{base}/{animation.PAGE}")
@@ -197,6 +219,17 @@ def test_every_kind_of_page_runs_under_the_policy(browser, server, language):
         assert any("script-src" in v for v in watch.violations), watch.violations
     finally:
         watch.context.close()
+
+
+def test_no_page_of_either_edition_allows_eval(built_book):
+    policies = BookPolicies(built_book)
+    pages = [key for edition in policies.headers.values() for key in edition]
+    for notebook in NOTEBOOKS_WITH_CONTROLS:
+        for prefix in EDITIONS.values():
+            assert f"{prefix.lstrip('/')}/notebooks/{notebook}.html".lstrip("/") in pages
+    assert len(pages) > 100, len(pages)
+    allowing = [key for key in pages if b"unsafe-eval" in policies.for_path("/" + key)]
+    assert allowing == [], allowing
 
 
 def transferred_bytes(page, cdp, url: str) -> tuple[int, dict[str, int]]:

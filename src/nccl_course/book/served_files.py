@@ -7,10 +7,10 @@
   digest and does not run. Sphinx and its themes write several small inline scripts on every
   page (the colour mode, ``DOCUMENTATION_OPTIONS.pagename``, MathJax's options, ...), one of
   them different on each page, hence one list per page.
-  A page with embedded ipywidgets (a ``WIDGET_STATE_TYPE`` script) is marked ``"eval": true``:
-  the widget manager (``@jupyter-widgets/html-manager``) checks the widgets' state with Ajv,
-  which compiles its JSON schemas into functions with ``new Function``, so only those pages
-  get ``'unsafe-eval'``.
+  No page may embed ipywidgets (a ``WIDGET_STATE_TYPE`` script): the widget manager that
+  shows them (``@jupyter-widgets/html-manager``) checks their state with Ajv, which compiles
+  its JSON schemas into functions with ``new Function``, refused without ``'unsafe-eval'``;
+  the build stops with ``EmbeddedWidgetsError`` instead.
   The search page (``SEARCH_PAGE``) lists every page's handler digests: Sphinx's search reads
   each result page with ``DOMParser`` to show a summary, and Chrome checks the handlers of
   such a parsed page against the search page's policy (they never run there).
@@ -127,17 +127,25 @@ def inline_code(page: str) -> tuple[list[str], list[str]]:
     return parser.scripts, parser.handlers
 
 
+class EmbeddedWidgetsError(ValueError):
+    """A page embeds ipywidgets, which would need ``'unsafe-eval'`` in its policy."""
+
+
 def page_hashes(page: str) -> dict:
-    """``{"scripts": [...], "handlers": [...]}``: the distinct digests, sorted; with
-    ``"eval": true`` for a page with embedded widgets."""
+    """``{"scripts": [...], "handlers": [...]}``: the distinct digests, sorted.
+    Raises ``EmbeddedWidgetsError`` for a page with embedded ipywidgets."""
     parser = _parse(page)
-    found: dict = {
+    if WIDGET_STATE_TYPE in parser.script_types:
+        raise EmbeddedWidgetsError(
+            "it embeds ipywidgets, whose manager compiles code with new Function, which the "
+            "course's Content-Security-Policy refuses (no 'unsafe-eval'). Show the control "
+            "with a {cost-explorer} directive (nccl_course.viz.sphinx_explorers), or tag the "
+            "notebook cell that makes the widgets 'skip-execution' so only Jupyter runs it."
+        )
+    return {
         "scripts": sorted({csp_hash(s) for s in parser.scripts}),
         "handlers": sorted({csp_hash(h) for h in parser.handlers}),
     }
-    if WIDGET_STATE_TYPE in parser.script_types:
-        found["eval"] = True
-    return found
 
 
 def write_manifest(outdir: Path) -> Path:
@@ -150,7 +158,10 @@ def write_manifest(outdir: Path) -> Path:
         if any(folder in path.parents for folder in nested) or "_static" in path.parts:
             continue
         key = path.relative_to(outdir).as_posix()
-        pages[key] = page_hashes(path.read_text(encoding="utf-8"))
+        try:
+            pages[key] = page_hashes(path.read_text(encoding="utf-8"))
+        except EmbeddedWidgetsError as exc:
+            raise EmbeddedWidgetsError(f"{path}: {exc}") from None
     if SEARCH_PAGE in pages:
         every = {h for found in pages.values() for h in found["handlers"]}
         pages[SEARCH_PAGE]["handlers"] = sorted(every)

@@ -2,8 +2,8 @@
 on a page of the book, the inline scripts and event handlers its build listed by digest
 (``nccl_course.book.served_files`` writes ``csp-hashes.json`` into each edition's folder).
 No ``'unsafe-inline'`` for scripts: a script an attacker manages to inject into a page does not
-run. No ``'unsafe-eval'`` either, but on the few notebook pages with embedded ipywidgets: the
-widget manager compiles its schemas with ``new Function`` (``served_files`` says more).
+run. No ``'unsafe-eval'`` either, on any page: ``served_files`` stops a build whose page embeds
+ipywidgets, whose manager compiles code with ``new Function``.
 
 Why each directive is as it is:
 
@@ -45,18 +45,13 @@ DIRECTIVES = (
 )
 
 
-def policy(
-    scripts: list[str] | tuple = (), handlers: list[str] | tuple = (), *, eval_: bool = False
-) -> str:
+def policy(scripts: list[str] | tuple = (), handlers: list[str] | tuple = ()) -> str:
     """The policy, with ``scripts`` and ``handlers`` (``sha256-...`` digests of inline scripts
     and of event-handler attributes) allowed besides the site's own script files.
-    ``'unsafe-hashes'`` (needed for handler digests) is added only for a page that has some,
-    ``'unsafe-eval'`` only with ``eval_``."""
+    ``'unsafe-hashes'`` (needed for handler digests) is added only for a page that has some."""
     extra = [f"'{h}'" for h in sorted({*scripts, *handlers})]
     if handlers:
         extra.insert(0, "'unsafe-hashes'")
-    if eval_:
-        extra.insert(0, "'unsafe-eval'")
     parts = []
     for name, value in DIRECTIVES:
         if name == "script-src" and extra:
@@ -124,9 +119,7 @@ class BookPolicies:
             log.warning("%s is unreadable (%s): rebuild the book ('make book')", path, exc)
             return {}
         return {
-            prefix + key: policy(
-                p.get("scripts", ()), p.get("handlers", ()), eval_=p.get("eval") is True
-            ).encode("ascii")
+            prefix + key: policy(p.get("scripts", ()), p.get("handlers", ())).encode("ascii")
             for key, p in pages.items()
         }
 
