@@ -250,6 +250,8 @@ class MockExamDirective(QuizDirective):
 
     def _buttons_feedback_and_key(self, parent: nodes.Element, inst: QuestionInstance) -> None:
         # No Check, Show answer or New variant: the exam grades everything at once, on Submit.
+        # The key names its form: two forms may hold the same variant, and a page holds each
+        # script once.
         self._raw(parent, '<div class="nccl-quiz-result" role="status"></div>')
         self._feedback(parent, "correct", inst.feedback_correct)
         self._feedback(parent, "incorrect", inst.feedback_incorrect)
@@ -259,7 +261,7 @@ class MockExamDirective(QuizDirective):
         self._raw(
             parent,
             f'<script type="application/json" class="nccl-quiz-key">'
-            f"{_json_for_script(page_key(inst))}</script></div>",
+            f"{_json_for_script({**page_key(inst), 'form': self._form_number})}</script></div>",
         )
 
     def _chapter_link(self, questions, objectives: Objectives | None, text: str) -> str:
