@@ -95,6 +95,8 @@ class MockExamDirective(QuizDirective):
         bank_dir = self.bank_dir()
         blueprint_path = bank_dir / BLUEPRINT
         self.env.note_dependency(str(blueprint_path))
+        # The forms are drawn here: a change of this module (the draw, the markup) re-reads the page.
+        self.env.note_dependency(__file__)
         self.note_objectives(bank_dir)
         n_forms = self.options.get("forms", DEFAULT_FORMS)
         if n_forms > MAX_FORMS:
