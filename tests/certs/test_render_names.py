@@ -14,7 +14,8 @@ from pypdf import PdfReader
 
 from nccl_course.certs import render_certificate
 from nccl_course.certs.credential import CredentialFormatError
-from nccl_course.certs.render import INNER_BORDER, OUTER_BORDER, cjk_font_family
+from nccl_course.certs.fonts import cjk_font_family
+from nccl_course.certs.render import INNER_BORDER, OUTER_BORDER
 
 VERIFY_URL = "http://127.0.0.1:8000/verify"
 LONG_NAME = ("Maximiliana Wolfeschlegelsteinhausenbergerdorff " * 5)[:200]

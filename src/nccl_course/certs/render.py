@@ -41,7 +41,6 @@ from pathlib import Path
 
 import numpy as np
 import segno
-from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -52,6 +51,7 @@ from nccl_course.certs.credential import (
     learner_name,
     parse_datetime,
 )
+from nccl_course.certs.fonts import MONO, SANS, SERIF, families
 from nccl_course.certs.issuer import verify_link
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.names import isolated, printable_name, printable_text
@@ -67,30 +67,6 @@ CENTRED_TEXT = {"color": INK, "ha": "center", "va": "center", "parse_math": Fals
 OUTER_BORDER = (0.03, 0.04, 0.94, 0.92)  # left, bottom, width, height (figure fraction)
 INNER_BORDER = (0.045, 0.06, 0.91, 0.88)
 MAX_LINK_CHARS = 400  # longer links make QR modules too small to print and scan
-
-# Font files that cover CJK, all registered when present (Debian/Ubuntu's fonts-noto-cjk,
-# then Fedora's paths, then two smaller fallbacks).
-CJK_FONT_FILES = (
-    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
-    "/usr/share/fonts/google-noto-cjk/NotoSerifCJK-Regular.ttc",
-    "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
-    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
-)
-CJK_SERIF_FAMILIES = ("Noto Serif CJK JP", "Source Han Serif")
-CJK_SANS_FAMILIES = (
-    "Noto Sans CJK JP",
-    "Source Han Sans",
-    "Droid Sans Fallback",
-    "WenQuanYi Zen Hei",
-)
-SERIF = ["DejaVu Serif", "DejaVu Sans"]
-SANS = ["DejaVu Sans"]
-MONO = ["DejaVu Sans Mono", "DejaVu Sans"]
-_cjk: dict[str, str | None] = {}
 
 MONTHS = (
     N_("January"),
@@ -108,38 +84,6 @@ MONTHS = (
 )
 # What matplotlib says when no font has a character: "Glyph 305 (...) missing from font(s) ...".
 _GLYPH_MISSING = re.compile(r"Glyph (\d+) .*missing from font")
-
-
-def _register_cjk_fonts() -> set[str]:
-    """Register the CJK font files found with matplotlib; the family names it then knows."""
-    extra = os.environ.get("NCCL_COURSE_CJK_FONT", "")
-    for path in (extra, *CJK_FONT_FILES):
-        if path and os.path.isfile(path):
-            with contextlib.suppress(OSError, RuntimeError, ValueError):
-                font_manager.fontManager.addfont(path)
-    names = {f.name for f in font_manager.fontManager.ttflist}
-    if extra and os.path.isfile(extra):
-        with contextlib.suppress(Exception):
-            _cjk["extra"] = font_manager.FontProperties(fname=extra).get_name()
-    return names
-
-
-def cjk_font_family(serif: bool = False) -> str | None:
-    """The family name of an installed CJK font (serif if there is one), or None."""
-    key = "serif" if serif else "sans"
-    if key not in _cjk:
-        names = _register_cjk_fonts()
-        sans = next((n for n in CJK_SANS_FAMILIES if n in names), None)
-        _cjk["sans"] = _cjk.get("extra") or sans
-        _cjk["serif"] = _cjk.get("extra") or next(
-            (n for n in CJK_SERIF_FAMILIES if n in names), sans
-        )
-    return _cjk[key]
-
-
-def _families(base: list[str], serif: bool = False) -> list[str]:
-    cjk = cjk_font_family(serif)
-    return base + ([cjk] if cjk else [])
 
 
 def qr_matrix(url: str) -> np.ndarray:
@@ -344,7 +288,7 @@ def _fields(credential: dict, verify_url: str, tr) -> _Fields:
 def _draw_what_was_achieved(page, renderer, fields: _Fields, tr, language: str) -> None:
     """The upper half: the title, the learner's name, the achievement and the score."""
     text = CENTRED_TEXT
-    serif, sans = _families(SERIF, serif=True), _families(SANS)
+    serif, sans = families(SERIF, serif=True), families(SANS)
     title = tr(N_("Certificate of Achievement"))
     page.text(0.5, 0.85, title, fontsize=34, weight="bold", **text)
     page.text(0.5, 0.77, tr(N_("This certifies that")), fontsize=15, style="italic", **text)
@@ -401,7 +345,7 @@ def _draw_what_was_achieved(page, renderer, fields: _Fields, tr, language: str) 
 
 def _draw_who_issued_it(page, renderer, fields: _Fields, tr) -> None:
     """The lower left: the date, the issuer, the ids and how to verify."""
-    sans, mono = _families(SANS), _families(MONO)
+    sans, mono = families(SANS), families(MONO)
     row = {"x": 0.08, "ha": "left", "color": INK}
     width = QR_RECT[0] - 0.08 - 0.02
     date = tr(N_("Date: {date}"), date=fields.when)
