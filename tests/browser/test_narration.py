@@ -85,10 +85,11 @@ def test_the_overview_plays_offline_when_asked(offline_page, book_url, language)
     # The transcript: the script's paragraphs under the player, behind a summary.
     details = page.locator(".nccl-narration-details")
     details.locator("summary").click()
-    # Sphinx makes quotes typographic (NCCL's -> NCCL’s).
-    shown = details.inner_text().translate(str.maketrans("\u2018\u2019\u201c\u201d", "''\"\""))
+    # Sphinx makes quotes typographic (NCCL's -> NCCL’s); the Turkish catalogs already are.
+    plain = str.maketrans("\u2018\u2019\u201c\u201d", "''\"\"")
+    shown = details.inner_text().translate(plain)
     for paragraph in script.paragraphs:
-        assert paragraph[:60] in shown
+        assert paragraph[:60].translate(plain) in shown
     assert (
         tr("Listening time: {time}").split("{")[0]
         in page.locator(".nccl-narration-meta").inner_text()

@@ -27,11 +27,13 @@ def check(v) -> str:
 
 
 def first_words(markdown: str, n: int = 4) -> str:
-    return " ".join(markdown.replace("*", "").replace("`", "").split()[:n])
+    words = " ".join(markdown.replace("*", "").replace("`", "").split()[:n])
+    return words.replace("\u2019", "'")
 
 
 def text_of(locator) -> str:
-    # Sphinx turns straight apostrophes into typographic ones (GPU'nun -> GPU’nun).
+    # Sphinx turns straight apostrophes into typographic ones (GPU'nun -> GPU’nun), and the
+    # catalogs write them typographic: both sides are compared with straight ones.
     return locator.inner_text().replace("\u2019", "'")
 
 

@@ -37,7 +37,7 @@ _PIECES = re.compile(
 _PRODUCTS = (
     r"NCCL|PyTorch|[Tt]orch|CUDA|cuDNN|Python|NVSHMEM|UCX|UCC|Ubuntu|Debian|glibc|gcc|GCC|CMake"
     r"|Slurm|MPI|HPC-X|nccl-tests|libfabric|aws-ofi-nccl|EFA|Triton|JAX|DeepSpeed|Megatron(?:-LM)?"
-    r"|Transformer Engine|Open Badges|RDFC|URDNA|SHA|Ed25519|Badges|OpenAPI|JSON-LD|OAuth|TorchTitan|NeMo|driver|sürücü(?:sü)?|sürüm(?:ü|ünde|ünden|leri)?"
+    r"|Transformer Engine|Open Badges|GPL|LGPL|Apache|CC-BY|RDFC|URDNA|SHA|Ed25519|Badges|OpenAPI|JSON-LD|OAuth|TorchTitan|NeMo|driver|sürücü(?:sü)?|sürüm(?:ü|ünde|ünden|leri)?"
     r"|version|release|[Vv]|Kubernetes|Docker|Caddy|uvicorn|FastAPI|Sphinx|Jupyter Book|MyST"
     r"|Node(?:\.js)?|numpy|NumPy|SciPy|matplotlib|pytest|Compute Capability|compute capability"
     r"|sm|SM|RoCE|RoCEv|InfiniBand|PCIe|Gen|NVLink|NVSwitch|NVLS|SHARP|SHARPv|IB|TCP|TLS|HTTP"
