@@ -789,24 +789,6 @@ def check_database(database_url: str, learners: list[Learner]) -> dict:
 
 # ---- servers --------------------------------------------------------------------------------
 
-PG_BIN = (
-    Path("/usr/local/bin"),
-    Path("/usr/lib/postgresql/15/bin"),
-    Path("/usr/lib/postgresql/16/bin"),
-)
-
-
-def _pg_tool(name: str) -> str | None:
-    for folder in PG_BIN:
-        if (folder / name).exists():
-            return str(folder / name)
-    return shutil.which(name)
-
-
-def _as_postgres_user(cmd: list[str]) -> list[str]:
-    # PostgreSQL refuses to run as root: run it as the 'postgres' account if we are root.
-    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
-
 
 @contextlib.contextmanager
 def throwaway_postgres(max_connections: int = 300):
@@ -814,8 +796,9 @@ def throwaway_postgres(max_connections: int = 300):
     removed afterwards; yields its SQLAlchemy URL. Durable as configured by default (fsync on,
     synchronous_commit on): an acknowledged answer is on disk."""
     from nccl_course.launcher import free_port
+    from tests.support.postgres import as_postgres_user, pg_tool
 
-    initdb, pg_ctl = _pg_tool("initdb"), _pg_tool("pg_ctl")
+    initdb, pg_ctl = pg_tool("initdb"), pg_tool("pg_ctl")
     if not initdb or not pg_ctl:
         raise SystemExit("error: --postgres needs initdb and pg_ctl (PostgreSQL's server tools)")
     folder = Path(tempfile.mkdtemp(prefix="nccl-course-bench-pg-"))
@@ -824,7 +807,7 @@ def throwaway_postgres(max_connections: int = 300):
     data, port = folder / "data", free_port()
     try:
         subprocess.run(
-            _as_postgres_user([initdb, "-D", str(data), "-A", "trust", "-U", "postgres"]),
+            as_postgres_user([initdb, "-D", str(data), "-A", "trust", "-U", "postgres"]),
             check=True,
             capture_output=True,
             timeout=120,
@@ -834,7 +817,7 @@ def throwaway_postgres(max_connections: int = 300):
             f"-c max_connections={max_connections}"
         )
         subprocess.run(
-            _as_postgres_user(
+            as_postgres_user(
                 [pg_ctl, "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "start"]
             ),
             check=True,
@@ -844,7 +827,7 @@ def throwaway_postgres(max_connections: int = 300):
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run(
-            _as_postgres_user([pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"]),
+            as_postgres_user([pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"]),
             capture_output=True,
             timeout=120,
         )

@@ -22,22 +22,7 @@ from sqlalchemy import create_engine, select, text
 from nccl_course.launcher import free_port
 from nccl_course.quiz.keys import correct_response
 from nccl_course.store.db import Database, current_revision, normalise_url, upgrade
-
-PG_BIN = [Path("/usr/local/bin"), Path("/usr/lib/postgresql/15/bin")]
-
-
-def _pg_tool(name: str) -> str | None:
-    for folder in PG_BIN:
-        if (folder / name).exists():
-            return str(folder / name)
-    return shutil.which(name)
-
-
-def _as_postgres_user(cmd: list[str]) -> list[str]:
-    # PostgreSQL refuses to run as root: run it as the 'postgres' account if we are root.
-    if os.geteuid() == 0:
-        return ["runuser", "-u", "postgres", "--", *cmd]
-    return cmd
+from tests.support.postgres import as_postgres_user, pg_tool
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +31,7 @@ def pg_server_url():
     if url.startswith(("postgres://", "postgresql://", "postgresql+psycopg://")):
         yield normalise_url(url)
         return
-    initdb, pg_ctl = _pg_tool("initdb"), _pg_tool("pg_ctl")
+    initdb, pg_ctl = pg_tool("initdb"), pg_tool("pg_ctl")
     if not initdb or not pg_ctl:
         pytest.skip("PostgreSQL tests need DATABASE_URL=postgresql://... or initdb/pg_ctl")
     if os.geteuid() == 0 and subprocess.run(["id", "postgres"], capture_output=True).returncode:
@@ -57,7 +42,7 @@ def pg_server_url():
     data, port = folder / "data", free_port()
     try:
         subprocess.run(
-            _as_postgres_user(
+            as_postgres_user(
                 [initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"]
             ),
             check=True,
@@ -66,7 +51,7 @@ def pg_server_url():
         )
         options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1"
         subprocess.run(
-            _as_postgres_user(
+            as_postgres_user(
                 [pg_ctl, "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "start"]
             ),
             check=True,
@@ -80,7 +65,7 @@ def pg_server_url():
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run(
-            _as_postgres_user([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
+            as_postgres_user([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
             capture_output=True,
             timeout=120,
         )

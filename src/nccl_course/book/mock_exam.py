@@ -42,7 +42,7 @@ from nccl_course.quiz.banks import load_banks
 from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.objectives import Objectives, folder_objectives, normalize_text
 from nccl_course.quiz.printed import printed_seeds
-from nccl_course.quiz.sphinx_directive import QuizDirective, _json_for_script, page_key
+from nccl_course.quiz.sphinx_directive import QuizDirective
 from nccl_course.sphinx_static import serve_static_folder, use_page_library
 
 STATIC = Path(__file__).parent / "static"
@@ -250,21 +250,14 @@ class MockExamDirective(QuizDirective):
         # Two forms may hold the same variant: the form's number keeps ids and radio names apart.
         return f"nm{self._form_number}-{super().variant_uid(inst)}"
 
-    def _buttons_feedback_and_key(self, parent: nodes.Element, inst: QuestionInstance) -> None:
+    def _buttons(self, parent: nodes.Element, inst: QuestionInstance) -> None:
         # No Check, Show answer or New variant: the exam grades everything at once, on Submit.
+        self._raw(parent, '<div class="nccl-quiz-result" role="status"></div>')
+
+    def _key(self, inst: QuestionInstance) -> dict:
         # The key names its form: two forms may hold the same variant, and a page holds each
         # script once.
-        self._raw(parent, '<div class="nccl-quiz-result" role="status"></div>')
-        self._feedback(parent, "correct", inst.feedback_correct)
-        self._feedback(parent, "incorrect", inst.feedback_incorrect)
-        for i, (_, text) in enumerate(inst.mistakes):
-            self._feedback(parent, f"mistake:{i}", text)
-        self._feedback(parent, "explanation", inst.explanation)
-        self._raw(
-            parent,
-            f'<script type="application/json" class="nccl-quiz-key">'
-            f"{_json_for_script({**page_key(inst), 'form': self._form_number})}</script></div>",
-        )
+        return {**super()._key(inst), "form": self._form_number}
 
     def _chapter_link(self, questions, objectives: Objectives | None, text: str) -> str:
         """``text`` as a link to the chapter page the questions' objectives come from (plain

@@ -365,6 +365,24 @@ class QuizDirective(SphinxDirective):
         self._raw(parent, "</tbody></table>")
 
     def _buttons_feedback_and_key(self, parent: nodes.Element, inst: QuestionInstance) -> None:
+        self._buttons(parent, inst)
+        self._feedback(parent, "correct", inst.feedback_correct)
+        self._feedback(parent, "incorrect", inst.feedback_incorrect)
+        for i, (_, text) in enumerate(inst.mistakes):
+            self._feedback(parent, f"mistake:{i}", text)
+        self._feedback(parent, "explanation", inst.explanation)
+        self._raw(
+            parent,
+            f'<script type="application/json" class="nccl-quiz-key">'
+            f"{_json_for_script(self._key(inst))}</script></div>",
+        )
+
+    def _key(self, inst: QuestionInstance) -> dict:
+        """What the page's script grades this variant with."""
+        return page_key(inst)
+
+    def _buttons(self, parent: nodes.Element, inst: QuestionInstance) -> None:
+        """Check, Show answer and New variant, then the verdict's live region."""
         q = inst.question
         buttons = f'<button type="button" class="nccl-quiz-check">{self._(N_("Check"))}</button>'
         if q.type in ("numeric", "text"):
@@ -380,16 +398,6 @@ class QuizDirective(SphinxDirective):
             parent,
             f'<div class="nccl-quiz-buttons">{buttons}</div>'
             '<div class="nccl-quiz-result" role="status" aria-live="polite"></div>',
-        )
-        self._feedback(parent, "correct", inst.feedback_correct)
-        self._feedback(parent, "incorrect", inst.feedback_incorrect)
-        for i, (_, text) in enumerate(inst.mistakes):
-            self._feedback(parent, f"mistake:{i}", text)
-        self._feedback(parent, "explanation", inst.explanation)
-        self._raw(
-            parent,
-            f'<script type="application/json" class="nccl-quiz-key">'
-            f"{_json_for_script(page_key(inst))}</script></div>",
         )
 
 
