@@ -10,6 +10,7 @@ format is specified in quizzes/README.md.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass, field
@@ -189,7 +190,7 @@ def fill_placeholders(text: str, params: dict, language: str = "en") -> str:
     (``nccl_course.i18n.numbers.format_number``: 1,5 and 26.214.400 in Turkish, ``1{,}5`` in
     math, six significant figures for a float), but as Python writes it inside code, which a
     learner may run. Unknown names raise KeyError."""
-    if not text:
+    if not text or "{{" not in text:  # most texts have no placeholder: skip reading its pieces
         return text
 
     def filler(where: str):
@@ -206,8 +207,15 @@ def fill_placeholders(text: str, params: dict, language: str = "en") -> str:
         return value
 
     return "".join(
-        PLACEHOLDER_RE.sub(filler(kind), text[start:end]) for start, end, kind in spans(text)
+        PLACEHOLDER_RE.sub(filler(kind), text[start:end]) for start, end, kind in _pieces(text)
     )
+
+
+@functools.lru_cache(maxsize=8192)
+def _pieces(text: str) -> tuple:
+    # A bank's texts are few and filled again for every draw (each attempt's start): their
+    # pieces are read once.
+    return tuple(spans(text))
 
 
 @dataclass
