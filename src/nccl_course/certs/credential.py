@@ -25,6 +25,7 @@ from nccl_course.certs.bounds import (  # noqa: F401
     parse_json,
 )
 from nccl_course.certs.loader import OB_V3_0_3, VC_V2
+from nccl_course.i18n.interface import N_
 from nccl_course.i18n.names import has_visible_character, printable_text
 
 CREDENTIAL_CONTEXT = [VC_V2, OB_V3_0_3]
@@ -172,12 +173,17 @@ def learner_name(credential: dict) -> str | None:
     return None
 
 
+#: The course's achievement, as its credentials name it (signed in English; a certificate in
+#: another language shows its translation, ``nccl_course.certs.render``). The book's title.
+COURSE_NAME = N_("Collective Communication and NCCL")
+
+
 def default_achievement(origin: str) -> dict:
     return {
         "id": f"{origin}/achievements/nccl-course",
         "type": ["Achievement"],
         "achievementType": "Certificate",
-        "name": "Collective Communication and NCCL",
+        "name": COURSE_NAME,
         "description": (
             "Understands collective operations (all-reduce, all-gather, reduce-scatter, "
             "broadcast, all-to-all), their ring and tree algorithms and alpha-beta costs, and "
