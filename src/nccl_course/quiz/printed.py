@@ -18,6 +18,7 @@ copied answer is graded right (two chapters asking the same computation).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
@@ -90,19 +91,25 @@ def _responses(copied, inst: QuestionInstance) -> list:
     return []
 
 
+@functools.lru_cache(maxsize=65536)
+def _read_copied(response, unit: str) -> float | None:
+    # The copied answers are the printed variants' few: each exam draw compares ~100 of them
+    # with its fresh instances, so each is read once per unit, not once per comparison.
+    try:
+        return read_number(response, unit, family_units(unit))
+    except ResponseError:
+        return None
+
+
 def _numeric_scorer(inst: QuestionInstance):
     """``response -> bool``: whether ``grade_key(inst.key(), response)`` scores, without building
     the key (the same reading and tolerance as ``nccl_course.quiz.grading``)."""
     q = inst.question
-    units = family_units(q.unit)
     tol = tolerance(inst.answer, q.rel, q.abs, q.sig_figs)
 
     def scores(response) -> bool:
-        try:
-            value = read_number(response, q.unit, units)
-        except ResponseError:
-            return False
-        return abs(value - inst.answer) <= tol
+        value = _read_copied(response, q.unit)
+        return value is not None and abs(value - inst.answer) <= tol
 
     return scores
 
