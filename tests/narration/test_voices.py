@@ -13,13 +13,20 @@ from nccl_course.narration.voices import ENGLISH, TURKISH, VOICES, Voice, spoken
         (ENGLISH, "NCCL's ring", "Nickel's ring"),
         (ENGLISH, "NCCLX and xNCCL stay", "NCCLX and xNCCL stay"),
         (ENGLISH, "RoCE, then RoCEv2.", "Rocky, then Rocky version 2."),
-        (TURKISH, "NCCL'in all-reduce'u", "Nikıl'in ol ridyus'u"),
+        (TURKISH, "NCCL'in all-reduce'u", "nikel'in ol ridyus'u"),
+        (TURKISH, "NCCL’e ve GPU’lara", "nikel’e ve ge pe u’lara"),
         # "reduce" alone is a word; inside "reduce-scatter" it is the longer name's.
         (TURKISH, "reduce ve reduce-scatter", "ridyus ve ridyus sketır"),
         (TURKISH, "GPU'lar", "ge pe u'lar"),
         # At the start of a sentence too.
         (TURKISH, "All-reduce biter.", "ol ridyus biter."),
-        (ENGLISH, "nccl-tests and NCCL_ALGO stay", "nccl-tests and NCCL_ALGO stay"),
+        (ENGLISH, "NCCL_ALGO and NCCLX stay", "NCCL_ALGO and NCCLX stay"),
+        # A name joined by a hyphen is matched, and the hyphen said as a word break.
+        (ENGLISH, "nccl-tests", "Nickel tests"),
+        (TURKISH, "NVLink-C2C ve H100-SXM’in", "en vi link C2C ve ha yüz SXM’in"),
+        (TURKISH, "mikro-batch’ler", "mikro beç’ler"),
+        # A longer hyphenated entry wins over its parts.
+        (TURKISH, "ZeRO-3’ün ZeRO’su", "zero üç’ün zero’su"),
     ],
 )
 def test_lexicon_replaces_whole_words_and_keeps_suffixes(voice, text, said):

@@ -129,6 +129,34 @@ def _espeak_ng(text: str, voice: Voice) -> tuple[np.ndarray, int]:
     return samples.astype(np.int16), rate
 
 
+def phonemes(text: str, voice: Voice) -> str:
+    """What eSpeak NG says for ``text`` (after the voice's lexicon), in its phoneme mnemonics:
+    the same library, data and voice that speak the audio, so a test of this string is a test
+    of the sound. Words are separated by spaces and clauses by " | "; ``'`` marks the stressed
+    syllable, ``,`` a secondary stress (``espeak-ng -x`` writes the same)."""
+    if voice.engine != "espeak-ng":
+        raise SynthesisError(f"phonemes come from eSpeak NG; {voice.language} is spoken by Piper")
+    lib, _, _, _ = _espeak()
+    lib.espeak_TextToPhonemes.restype = ctypes.c_char_p
+    lib.espeak_TextToPhonemes.argtypes = [
+        ctypes.POINTER(ctypes.c_void_p),
+        ctypes.c_int,
+        ctypes.c_int,
+    ]
+    data = ctypes.create_string_buffer(spoken(text, voice).encode("utf-8"))
+    cursor = ctypes.c_void_p(ctypes.addressof(data))
+    clauses = []
+    with _espeak_lock:
+        if lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
+            raise SynthesisError(f"eSpeak NG has no voice {voice.name!r}")
+        # The library moves the cursor past each clause it reads and sets it to NULL at the end.
+        while cursor.value:
+            clause = lib.espeak_TextToPhonemes(ctypes.byref(cursor), _ESPEAK_CHARS_UTF8, 0)
+            if clause:
+                clauses.append(clause.decode("utf-8").strip())
+    return " | ".join(c for c in clauses if c)
+
+
 _ENGINES = {"piper": _piper, "espeak-ng": _espeak_ng}
 
 

@@ -27,7 +27,8 @@ class Voice:
     credit: str  # shown under the player: what speaks, and under which licence
     #: Words the engine says wrong, with what to give it instead. Matched as whole words in
     #: any case (a sentence may start with "All-reduce"); a suffix after an apostrophe stays
-    #: ("NCCL'in" -> "Nikıl'in").
+    #: ("NCCL’in" -> "nikel’in"), and a hyphen that joins a matched word to another part of a
+    #: name is said as a pause between words ("H100-SXM" -> "ha yüz SXM").
     lexicon: dict[str, str] = field(default_factory=dict)
     rate: int = 0  # eSpeak NG words per minute (0: the engine's default)
     length_scale: float = 1.0  # Piper's phoneme length: above 1 speaks slower
@@ -76,8 +77,15 @@ ENGLISH = Voice(
     },
 )
 
-# Turkish engineers say the English names of collectives and products; eSpeak NG reads Turkish
-# spelling, so they are written as they are said.
+# Turkish engineers say the English names of collectives, products and tools the English way and
+# spell acronyms with the Turkish names of their letters (CPU: "ce pe u"); eSpeak NG reads
+# Turkish spelling, so each is written as it is said. The last vowel of a spelling is the one a
+# written suffix follows (NCCL’in: "nikel" + "in"), so every spelling ends as the reading the
+# catalogs' suffix rule uses (nccl_course.i18n.turkish_suffixes.READINGS); the narration tests
+# hold the two together and pin what eSpeak NG says for each entry. eSpeak NG reads a lone
+# "ne" or "ve" as the Turkish word (with a pause before "ve", "and"), so letter names are joined
+# ("neve le se"). Words it already says as a Turkish engineer does (kernel, lab, host, PAT,
+# NVLink's "link") have no entry.
 TURKISH = Voice(
     language="tr",
     engine="espeak-ng",
@@ -86,8 +94,10 @@ TURKISH = Voice(
     credit="Sentetik ses: eSpeak NG (tr), GPL-3.0 lisanslı açık kaynak konuşma sentezleyici",
     rate=170,
     lexicon={
-        "NCCL": "Nikıl",
-        "RCCL": "Rikıl",
+        # NCCL rhymes with "nickel", which Turkish writes "nikel".
+        "NCCL": "nikel",
+        "RCCL": "rikel",
+        # Collectives and the words around them.
         "all-reduce": "ol ridyus",
         "all-gather": "ol gedır",
         "reduce-scatter": "ridyus sketır",
@@ -98,36 +108,88 @@ TURKISH = Voice(
         "scatter": "sketır",
         "barrier": "beriyır",
         "rank": "renk",
+        # A lone letter takes its Turkish name: before "’yi" eSpeak NG would drop its vowel.
+        "B": "be",
+        "local": "lokal",
+        "World size": "vörld sayz",
+        "communicator": "kımyunikeytır",
+        "bus": "bas",
+        "Simple": "simpıl",
+        "Tree": "tri",
+        "Bruck": "bruk",
+        "Rabenseifner": "rabenzayfner",
+        # Software.
         "PyTorch": "pay torç",
-        "NVLink": "en vi link",
-        "NVSwitch": "en vi suiç",
-        "InfiniBand": "infinibend",
-        "RoCE": "roki",
-        "PCIe": "pe ce i e",
-        "GPU": "ge pe u",
-        "CPU": "se pe u",
+        "torch": "torç",
+        "torch.distributed": "torç distribüted",
+        "torch.compile": "torç kompayl",
+        "torchrun": "torçran",
+        "gloo": "glu",
+        "numpy": "nampay",
         "DeepSpeed": "dip spid",
         "Megatron": "megatron",
         "ZeRO": "zero",
+        "ZeRO-3": "zero üç",
         "FSDP": "ef es de pe",
         "DDP": "de de pe",
         "CUDA": "kuda",
-        "torch.distributed": "torç distribüted",
+        "graph": "graf",
+        "thread": "tred",
+        "checkpoint": "çekpoint",
+        "state dict": "steyt dikt",
+        "dict": "dikt",
+        "token": "tokın",
+        "attention": "ıtenşın",
+        "optimizer": "optimayzır",
+        "loss": "los",
+        "backend": "bekend",
+        "overhead": "overhed",
+        "shrink": "şrink",
+        "group": "grup",
+        "mesh": "meş",
         "notebook": "notbuk",
-        "lab": "leb",
-        "kernel": "körnıl",
+        "make": "meyk",
         "batch": "beç",
         "pipeline": "payplayn",
         "wait": "veyt",
         "watchdog": "voçdog",
+        "Flight": "flayt",
+        "recorder": "rikordır",
+        "doctor": "daktır",
         "framework": "freymvörk",
+        "Nsight": "ensayt",
+        "Systems": "sistımz",
+        "Inspector": "inspektır",
+        "nvidia-smi": "envidya se me i",
+        "Kubernetes": "kubernetis",
+        "Slurm": "slörm",
+        "Kaggle": "kegıl",
+        "SkyPilot": "skay paylıt",
+        # Hardware and networks.
+        "NVIDIA": "envidya",
+        "NVLink": "en vi link",
+        "NVSwitch": "en vi suiç",
+        "NVLS": "neve le se",
+        "NVL72": "neve le yetmiş iki",
+        "InfiniBand": "infinibend",
+        "RoCE": "roki",
+        "RDMA": "re de me a",
+        "PCIe": "pe ce i e",
+        "GPU": "ge pe u",
+        "CPU": "ce pe u",
+        "H100": "ha yüz",
+        "H200": "ha iki yüz",
+        "Hopper": "hapır",
         "Blackwell": "blekvel",
         "GPUDirect": "ge pe u dayrekt",
-        "NVIDIA": "envidya",
         "SHARP": "şarp",
-        "MoE": "em o i",
         "CollNet": "kolnet",
-        "NVL72": "en ve le yetmiş iki",
+        "MPI": "me pe i",
+        "IOMMU": "ı o me me u",
+        "ACS": "a ce se",
+        "CTA": "ce te a",
+        "ECN": "e ce ne",
+        "MoE": "em o i",
         "bf16": "be ef on altı",
     },
 )
@@ -148,11 +210,19 @@ def spoken(text: str, voice: Voice) -> str:
     """``text`` as the engine is given it: the voice's lexicon applied to whole words."""
     if not voice.lexicon:
         return text
-    # Longest first, so "all-reduce" wins over "reduce"; a word ends at a space, punctuation or
-    # an apostrophe (the Turkish suffix), never inside a longer word or hyphenated name.
+    # Longest first, so "all-reduce" wins over "reduce"; a word ends at a space, punctuation,
+    # an apostrophe (the Turkish suffix) or a hyphen ("NVLink-C2C"), never inside a longer word.
+    # A hyphen joining a said word to the rest of a name becomes a space: eSpeak NG would run
+    # "ha yüz-SXM" together into one word.
     said = {term.casefold(): replacement for term, replacement in voice.lexicon.items()}
     terms = sorted(voice.lexicon, key=len, reverse=True)
     pattern = re.compile(
-        r"(?<![\w-])(" + "|".join(re.escape(t) for t in terms) + r")(?![\w-])", re.IGNORECASE
+        r"((?<=\w)-)?(?<!\w)(" + "|".join(re.escape(t) for t in terms) + r")(?!\w)(-(?=\w))?",
+        re.IGNORECASE,
     )
-    return pattern.sub(lambda m: said[m.group(1).casefold()], text)
+
+    def say(match: re.Match) -> str:
+        before, term, after = match.groups()
+        return f"{' ' if before else ''}{said[term.casefold()]}{' ' if after else ''}"
+
+    return pattern.sub(say, text)
