@@ -340,7 +340,7 @@ def test_numeric_cap_on_the_test_banks(quizzes_dir):
 @pytest.mark.parametrize(
     "rules, message",
     [
-        ("rules: {fresh: 9, unique_skills: true}\n", "cannot be met"),
+        ("rules: {fresh: 12, unique_skills: true}\n", "cannot be met"),
         ("rules: {fresh: 0}\n", "below the zones' 'fresh' counts|raise it"),
         ("rules: {fresh: 30}\n", r"rules.fresh \(the exam draws 25 questions\) must be"),
         ("rules: {min_objectives: 26}\n", "must be a whole number from 0 to 25"),
@@ -364,7 +364,7 @@ def test_rules_and_parts_errors(tmp_path, rules, message):
     if message == "cannot be met":  # parses; only the banks can say no
         from nccl_course.quiz import load_banks
 
-        with pytest.raises(BlueprintError, match="at most 8 can be drawn together"):
+        with pytest.raises(BlueprintError, match="at most 11 can be drawn together"):
             fit_to_banks(load_blueprint(path), load_banks(REPO / "quizzes"))
         return
     with pytest.raises(BlueprintError, match=message):

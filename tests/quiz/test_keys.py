@@ -12,6 +12,7 @@ import pytest
 from nccl_course.quiz import TYPES, grade, grade_key, load_banks
 from nccl_course.quiz.generators import resolve
 from nccl_course.quiz.keys import answer_key, correct_response, wrong_response
+from nccl_course.quiz.model import fill_placeholders
 
 REPO = Path(__file__).resolve().parents[2]
 BANKS = load_banks(REPO / "quizzes")
@@ -26,6 +27,13 @@ def test_the_shipped_banks_have_every_question_type():
 def banks_answer(question, seed: int, public: dict, response):
     """(what the response picks, the bank's answer), both read without the key."""
     q = question
+    if q.type == "single" and q.parameterized:
+        # a choose question: the option its generator marks right, filled with its numbers
+        _, drawn = q.draw(seed)
+        (right,) = [o for o in drawn.options if o.correct]
+        return public["choices"][response], fill_placeholders(
+            right.text, {**drawn.params, **right.params}
+        )
     if q.type == "single":
         return public["choices"][response], next(c.text for c in q.choices if c.correct)
     if q.type == "multiple":

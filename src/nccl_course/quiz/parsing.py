@@ -16,7 +16,9 @@ from pathlib import Path
 
 import yaml
 
+from nccl_course.quiz import choose_generators  # noqa: F401  (registers the choose generators)
 from nccl_course.quiz import generators as _generators
+from nccl_course.quiz.choose import GeneratedChoiceQuestion, drawn_choice_errors, misplaced_keys
 from nccl_course.quiz.exhibits import parse_exhibit
 from nccl_course.quiz.model import (
     ID_RE,
@@ -45,7 +47,7 @@ _COMMON_KEYS = {
     "exhibit",
 }
 _TYPE_KEYS = {
-    "single": {"choices", "shuffle"},
+    "single": {"choices", "shuffle", "generator", "options"},
     "multiple": {"choices", "shuffle"},
     "numeric": {
         "answer",
@@ -239,7 +241,11 @@ def _parse_question(rq, chapter: str, errors: list[str]) -> Question | None:
             value = None
         references[key] = value.strip() if isinstance(value, str) else None
     fields: dict = {}
-    if qtype in ("single", "multiple"):
+    generated_choices = qtype == "single" and "generator" in rq
+    if generated_choices:
+        errors.extend(misplaced_keys(rq))
+        fields = _generator_fields(rq, errors)
+    elif qtype in ("single", "multiple"):
         fields = _parse_choices(rq, qtype, errors)
     elif qtype == "numeric":
         fields = _parse_numeric(rq, errors)
@@ -272,11 +278,11 @@ def _parse_question(rq, chapter: str, errors: list[str]) -> Question | None:
         for m in fields["mistakes"]:
             if normalize_text(str(m.answer)) in accepted:
                 errors.append(f"mistake {m.answer!r} is also an accepted answer")
-    if "generator" in rq and qtype != "numeric":
-        errors.append("only numeric questions take a 'generator'")
+    if "generator" in rq and qtype not in ("numeric", "single"):
+        errors.append("only numeric and single-choice questions take a 'generator'")
     if "exhibit" in rq:
         fields["exhibit"] = parse_exhibit(rq["exhibit"], errors)
-    return Question(
+    return (GeneratedChoiceQuestion if generated_choices else Question)(
         chapter=chapter,
         id=qid,
         type=qtype,
@@ -333,6 +339,26 @@ def _parse_choices(rq: dict, qtype: str, errors: list[str]) -> dict:
     return {"choices": tuple(parsed), "shuffle": shuffle}
 
 
+def _generator_fields(rq: dict, errors: list[str]) -> dict:
+    """``generator`` (a registered name) and its ``options`` (keyword arguments)."""
+    fields: dict = {}
+    generator = rq.get("generator")
+    if not isinstance(generator, str):
+        errors.append(f"'generator' must be a name, got {generator!r}")
+    else:
+        try:
+            _generators.resolve(generator)
+            fields["generator"] = generator
+        except LookupError as exc:
+            errors.append(str(exc))
+    options = rq.get("options", {})
+    if not isinstance(options, dict):
+        errors.append("'options' must be a mapping of keyword arguments")
+        options = {}
+    fields["options"] = dict(options)
+    return fields
+
+
 def _parse_mistakes(rq: dict, errors: list[str], numeric: bool) -> tuple[Mistake, ...]:
     raw = rq.get("mistakes", [])
     if not isinstance(raw, list):
@@ -362,23 +388,10 @@ def _parse_numeric(rq: dict, errors: list[str]) -> dict:
         errors.append(f"'unit': {exc}")
         unit = ""
     fields["unit"] = unit
-    generator = rq.get("generator")
-    if generator is not None:
-        if not isinstance(generator, str):
-            errors.append(f"'generator' must be a name, got {generator!r}")
-        else:
-            try:
-                _generators.resolve(generator)
-                fields["generator"] = generator
-            except LookupError as exc:
-                errors.append(str(exc))
+    if rq.get("generator") is not None:
+        fields.update(_generator_fields(rq, errors))
         if "answer" in rq:
             errors.append("give either 'answer' or 'generator', not both")
-        options = rq.get("options", {})
-        if not isinstance(options, dict):
-            errors.append("'options' must be a mapping of keyword arguments")
-            options = {}
-        fields["options"] = dict(options)
     else:
         if "options" in rq:
             errors.append("'options' only goes with a 'generator'")
@@ -455,6 +468,8 @@ def _check_draws(q: Question) -> list[str]:
         except Exception as exc:  # a generator's bug must surface as a bank error
             errors.append(f"instantiate(seed={seed}) failed: {type(exc).__name__}: {exc}")
             break
+        if isinstance(q, GeneratedChoiceQuestion):
+            errors.extend(f"seed {seed}: {e}" for e in drawn_choice_errors(inst))
         if q.type == "numeric":
             if inst.answer is None or not math.isfinite(inst.answer):
                 errors.append(f"seed {seed}: the answer is {inst.answer!r}, not a finite number")

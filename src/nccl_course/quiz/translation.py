@@ -22,6 +22,7 @@ from babel.messages.pofile import write_po
 
 from nccl_course.i18n.catalogs import Problem, load, message_problems
 from nccl_course.quiz import generators as _generators
+from nccl_course.quiz.choose import ChoiceDraw
 from nccl_course.quiz.model import Bank, Choice, Mistake, Question
 
 #: Draws per parameterized question when collecting what its generator writes. Every
@@ -52,13 +53,17 @@ def _question_texts(q: Question) -> list[str]:
 
 def generated_texts(q: Question, seeds: int = GENERATED_TEXT_SEEDS) -> list[str]:
     """What ``q``'s generator writes over ``seeds`` draws that a learner reads as language:
-    mistakes' feedback, and parameters that are phrases (a preset's description)."""
+    mistakes' feedback, a choose question's option templates, and parameters that are phrases
+    (a preset's description)."""
     if q.generator is None:
         return []
     found: dict[str, None] = {}
     gen = _generators.resolve(q.generator)
     for seed in range(seeds):
         draw = gen(q.rng(seed), **q.options)
+        if isinstance(draw, ChoiceDraw):
+            found.update(dict.fromkeys(draw.texts()))
+            continue
         for _value, text in draw.mistakes:
             found[text] = None
         for value in draw.params.values():
