@@ -50,7 +50,28 @@ def expected_training(name: str, params: dict) -> float:
     if name == "alltoall_network_busbw":  # NIC GB/s x (P - 1) / (P - g), P = nodes x gpus
         p, g = params["nodes"] * params["gpus"], params["gpus"]
         return params["nic_gbit"] / 8 * (p - 1) / (p - g)
+    if name in PROXY_GENERATORS:
+        return expected_proxy(name, params)
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
+
+
+PROXY_GENERATORS = ("proxy_step_kib", "ring_allreduce_proxy_steps", "ring_allreduce_slice_kib")
+
+
+def expected_proxy(name: str, params: dict) -> float:
+    """The generators of quizzes/inside-proxy.yml: NCCL 2.30.7's 8 steps per buffer; Ring/Simple
+    all-reduce chunks of 4 steps (2 MiB) sent as 2 slices, a slice at least 1/32 of 1 MiB."""
+    if name == "proxy_step_kib":
+        return params["buffsize"] / 8 / 1024
+    per_channel = params["message_mib"] * 2**20 // params["channels"]
+    p = params["ranks"]
+    loops = -(-per_channel // (p * 2**21))
+    if name == "ring_allreduce_proxy_steps":
+        return 2 * (p - 1) * loops * 4
+    if loops > 1:
+        return 1024.0
+    chunk = -(-per_channel // p)
+    return min(chunk, max(chunk / 2, 32 * 1024)) / 1024
 
 
 def expected(name: str, params: dict) -> float:
