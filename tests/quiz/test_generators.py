@@ -52,6 +52,11 @@ def expected_training(name: str, params: dict) -> float:
         return params["nic_gbit"] / 8 * (p - 1) / (p - g)
     if name in PROXY_GENERATORS:
         return expected_proxy(name, params)
+    if name == "nccl_ring_buffer_mib":  # per channel: receiver rounded to 2 MiB + 2 MiB sender
+        receiver = 4096 + 524288 + 4915200 + params["buffsize_mib"] * 2**20
+        return params["channels"] * (2 * -(-receiver // 2**21) + 2)
+    if name == "nccl_nvls_buffer_mib":  # channels x 2 x (chunk x 8 steps) x heads
+        return params["channels"] * 2 * params["chunk_kib"] * 8 / 1024 * params["heads"]
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
 
 
