@@ -30,6 +30,7 @@ BOOK_PAGES = {
     "explorers": "book/algorithms/05-cost-model.html",
     "narration": "book/collectives/03-all-reduce.html",
     "practice quiz": "book/quizzes/practice.html",
+    "mock exam": "book/quizzes/mock-exam.html",
     "progress": "book/quizzes/progress.html",
     "labs index": "labs/README.html",
 }
@@ -191,6 +192,69 @@ def test_exam_pages_have_no_wcag_violations(axe_page, exam_server, language):
     page.wait_for_selector("#message:not([hidden])")
     found["the confirm page with its message"] = violations(page)
 
+    report = [f"{where} ({language}):\n{describe(v)}" for where, v in found.items() if v]
+    assert not report, "accessibility violations:\n" + "\n".join(report)
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_mock_exam_graded_has_no_wcag_violations(axe_page, book_url, language):
+    """The mock exam once submitted: every question's verdict and feedback, the score, and the
+    tables by chapter and objective (the page as loaded is in BOOK_PAGES)."""
+    page = axe_page
+    url = f"{book_url}{EDITIONS[language]}/{BOOK_PAGES['mock exam']}"
+    response = page.goto(url)
+    assert response is not None and response.ok, f"{url} is not in the built book"
+    page.wait_for_selector(".nccl-mock")
+    page.evaluate(SETTLED)
+    form = page.locator(".nccl-mock-form:visible").first
+    # one question answered, the rest left blank: both kinds of verdict are shown
+    form.locator(".nccl-mock-question input[type=radio]").first.check()
+    form.locator(".nccl-mock-submit").click()
+    form.locator(".nccl-mock-score").wait_for()
+    page.evaluate(SETTLED)
+    assert_accessible(page, f"the mock exam, submitted ({language})")
+
+
+ADMIN_TOKEN = "a11y-admin-token"
+
+
+@pytest.fixture(scope="module")
+def stats_server(tmp_path_factory):
+    """A server whose database holds a simulated class, with an admin token."""
+    from tests.exam.conftest import write_quizzes
+    from tests.support.simulated_class import class_database
+
+    folder = tmp_path_factory.mktemp("a11y-stats")
+    data, _ = class_database(folder / "data", learners=120, exam_id="test-exam")
+    with ServerProcess(
+        data,
+        quizzes=write_quizzes(folder / "quizzes"),
+        book=folder / "no-book",
+        admin_token=ADMIN_TOKEN,
+    ) as server:
+        yield server
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_admin_stats_page_has_no_wcag_violations(axe_page, stats_server, language):
+    """The admin's item statistics page: empty, refused (a wrong token), and with the tables."""
+    page = axe_page
+    found: dict[str, list[dict]] = {}
+    page.goto(f"{stats_server.url}/exam/admin/stats?lang={language}")
+    page.wait_for_selector("#admin-token")
+    found["the stats page, before loading"] = violations(page)
+
+    def show(token: str) -> None:
+        page.fill("#admin-token", token)
+        page.fill("#min-responses", "30")
+        page.click("#load")
+
+    show("not-the-token")
+    page.wait_for_selector("#message.error")
+    found["the stats page, refused"] = violations(page)
+    show(ADMIN_TOKEN)
+    page.wait_for_selector("#items tr >> nth=12")
+    found["the stats page with the tables"] = violations(page)
     report = [f"{where} ({language}):\n{describe(v)}" for where, v in found.items() if v]
     assert not report, "accessibility violations:\n" + "\n".join(report)
 
