@@ -192,6 +192,11 @@ def _grade_numeric(key: dict, response) -> Grade:
     return Grade(0.0, "incorrect", key["feedback"]["incorrect"], key["display"], {"value": value})
 
 
+# What a wrong ordering or matching says before its feedback (the page's script says the same).
+IN_PLACE = N_("{in_place} of {count} items are in the right place.")
+PAIRS_RIGHT = N_("{right} of {count} pairs are right.")
+
+
 def _grade_ordering(key: dict, response) -> Grade:
     n = len(key["order"])
     order = _indices(response, n)
@@ -200,10 +205,11 @@ def _grade_ordering(key: dict, response) -> Grade:
     in_place = sum(a == b for a, b in zip(order, key["order"], strict=True))
     if in_place == n:
         return Grade(1.0, "correct", _with_explanation(key, key["feedback"]["correct"]))
+    remark = _tr(key)(IN_PLACE, in_place=in_place, count=n)
     return Grade(
         0.0,
         "incorrect",
-        f"{in_place} of {n} items are in the right place. {key['feedback']['incorrect']}",
+        f"{remark} {key['feedback']['incorrect']}",
         details={"in_place": in_place},
     )
 
@@ -216,10 +222,11 @@ def _grade_matching(key: dict, response) -> Grade:
     right = sum(a == b for a, b in zip(chosen, key["match"], strict=True))
     if right == n_left:
         return Grade(1.0, "correct", _with_explanation(key, key["feedback"]["correct"]))
+    remark = _tr(key)(PAIRS_RIGHT, right=right, count=n_left)
     return Grade(
         0.0,
         "incorrect",
-        f"{right} of {n_left} pairs are right. {key['feedback']['incorrect']}",
+        f"{remark} {key['feedback']['incorrect']}",
         details={"right": right},
     )
 

@@ -33,6 +33,7 @@ from nccl_course.i18n.interface import strings_script as page_strings
 from nccl_course.i18n.numbers import decimal_separator
 from nccl_course.quiz.banks import bank_paths, find_bank_dir
 from nccl_course.quiz.exhibits import KIND_LABELS, exhibit_html
+from nccl_course.quiz.grading import IN_PLACE, PAIRS_RIGHT
 from nccl_course.quiz.model import BankError, QuestionInstance
 from nccl_course.quiz.objectives import objectives_path
 from nccl_course.quiz.parsing import load_bank
@@ -57,6 +58,8 @@ PAGE_SCRIPT_STRINGS = (
     N_("Correct."),
     N_("Partly right: score {score}."),
     N_("Not quite."),
+    IN_PLACE,
+    PAIRS_RIGHT,
     N_("Answer: {answer}"),
     N_("expected a number without a unit, e.g. {example}"),
     N_("expected a number, optionally with a unit ({units}); a bare number is read in {unit}"),

@@ -235,10 +235,12 @@
     var verdict = g.outcome === "correct" ? S("Correct.") :
       (g.outcome === "partial" ? S("Partly right: score {score}.", { score: page.formatNumber(g.score, 2) }) : S("Not quite."));
     if (type === "ordering" && g.outcome !== "correct") {
-      verdict += " " + g.in_place + " of " + key.order.length + " items are in the right place.";
+      verdict += " " + S("{in_place} of {count} items are in the right place.",
+        { in_place: g.in_place, count: key.order.length });
     }
     if (type === "matching" && g.outcome !== "correct") {
-      verdict += " " + g.right + " of " + key.match.length + " pairs are right.";
+      verdict += " " + S("{right} of {count} pairs are right.",
+        { right: g.right, count: key.match.length });
     }
     announce(variant, g.score);
     setResult(variant, g.outcome === "correct" ? "nccl-quiz-correct" :
