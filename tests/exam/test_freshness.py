@@ -68,11 +68,14 @@ class PageRule:
         for bank in banks.values():
             for q in bank.questions:
                 if q.parameterized:
-                    assert q.type == "numeric", "extend PageRule to this question type"
+                    assert q.type in ("numeric", "single"), "extend PageRule to this question type"
                     for seed in printed_seeds(q):
                         inst = q.instantiate(seed)
-                        copied = (inst.answer, inst.key()["display"])
-                        row = (q.uid, inst.params, inst.prompt, copied)
+                        if q.type == "numeric":
+                            copied = (inst.answer, inst.key()["display"])
+                        else:  # a choose question: the text of the option marked right
+                            copied = frozenset(c.text for c in inst.choices if c.correct)
+                        row = (q.uid, q.type, inst.params, inst.prompt, copied)
                         self.same_question[q.uid].append(row)
                         self.same_numbers[params_fingerprint(inst.params)].append(row)
 
@@ -84,9 +87,13 @@ class PageRule:
             self.same_question[inst.question.uid]
             + self.same_numbers[params_fingerprint(inst.params)]
         )
-        for uid, params, prompt, copied in rows:
+        for uid, kind, params, prompt, copied in rows:
             if uid == inst.question.uid and (params == inst.params or prompt == inst.prompt):
                 return True
+            if kind != inst.type:
+                continue  # a copied number answers no choice, a copied choice no number
+            if kind == "single":  # the choices that bear the copied text
+                copied = [i for i, c in enumerate(inst.choices) if c.text in copied]
             key = key or inst.key()
             if any(grade_key(key, answer).score > 0 for answer in copied):
                 return True
@@ -232,7 +239,7 @@ def test_numeric_shortcut_grades_like_grade_key(banks):
     printed = printed_variants(banks)
     for bank in banks.values():
         for q in bank.questions:
-            if not q.parameterized:
+            if not q.parameterized or q.type != "numeric":
                 continue
             others = [v for v in printed.variants if v.uid == q.uid] + printed.variants[::7]
             for seed in range(PRINTED_VARIANTS, PRINTED_VARIANTS + 10):
