@@ -90,7 +90,10 @@ def harmony_break(word: str) -> str | None:
 
 @pytest.mark.parametrize("sentence, expected", PINNED.items(), ids=list(PINNED))
 def test_each_listed_word_is_said_as_pinned(sentence, expected):
-    assert phonemes(sentence) == expected, spoken(sentence, TURKISH)
+    # A new eSpeak NG release may say a word differently: listen to it, then pin what it says.
+    assert phonemes(sentence) == expected, (
+        f"{TURKISH.identity} is given {spoken(sentence, TURKISH)!r}"
+    )
 
 
 def test_the_vowel_classes_are_espeaks_turkish_vowels():
