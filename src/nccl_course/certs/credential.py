@@ -176,6 +176,19 @@ def learner_name(credential: dict) -> str | None:
 #: The course's achievement, as its credentials name it (signed in English; a certificate in
 #: another language shows its translation, ``nccl_course.certs.render``). The book's title.
 COURSE_NAME = N_("Collective Communication and NCCL")
+#: What a development server adds to the achievement's name (``nccl_course.issuing``).
+LOCAL_TEST_MARK = N_("(local test, not verifiable elsewhere)")
+
+
+def shown_achievement(name: str, tr) -> str:
+    """An achievement's ``name`` as a page in the language of ``tr`` (an interface translator)
+    shows it: the course's own, with or without the local-test mark, translated; any other
+    as the credential states it."""
+    if name == COURSE_NAME:
+        return tr(COURSE_NAME)
+    if name == f"{COURSE_NAME} {LOCAL_TEST_MARK}":
+        return f"{tr(COURSE_NAME)} {tr(LOCAL_TEST_MARK)}"
+    return name
 
 
 def default_achievement(origin: str) -> dict:

@@ -46,11 +46,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from nccl_course.certs.credential import (
-    COURSE_NAME,
     CredentialFormatError,
     check_credential_types,
     learner_name,
     parse_datetime,
+    shown_achievement,
 )
 from nccl_course.certs.fonts import MONO, SANS, SERIF, families
 from nccl_course.certs.issuer import verify_link
@@ -197,7 +197,7 @@ def render_certificate(
     ``verify_url`` is the verify page; the QR code encodes :func:`verify_link` of it and the
     credential id. The page's own words, the date and the score are in ``language``; what the
     credential says (the learner's name, the achievement, the issuer) is drawn as it is, except
-    the course's own achievement (``COURSE_NAME``), which is named in ``language``: the
+    the course's own achievement (``shown_achievement``), which is named in ``language``: the
     credential keeps the English ``name`` and ``description`` it was signed with, because Open
     Badges 3.0's JSON schema types them as plain strings (no language maps), as does this
     package's own check (``certs.credential.check_credential_types``, ``certs.schema``).
@@ -272,8 +272,7 @@ def _fields(credential: dict, verify_url: str, tr) -> _Fields:
     subject = credential.get("credentialSubject")
     subject = (subject[0] if subject else {}) if isinstance(subject, list) else subject
     achievement = (subject.get("achievement") or {}).get("name") or credential.get("name") or ""
-    if achievement == COURSE_NAME:  # the course's own achievement: in the page's language
-        achievement = tr(COURSE_NAME)
+    achievement = shown_achievement(achievement, tr)
     issuer = credential.get("issuer")
     issuer_id = issuer.get("id") if isinstance(issuer, dict) else issuer
     issuer_name = (issuer.get("name") if isinstance(issuer, dict) else None) or issuer_id

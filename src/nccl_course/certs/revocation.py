@@ -19,9 +19,19 @@ from nccl_course.certs.credential import parse_datetime, xsd_datetime
 from nccl_course.certs.fetch import Fetch, FetchError, fetchable
 from nccl_course.certs.fields import as_list, issuer_id, short
 from nccl_course.certs.loader import VC_V2, OfflineDocumentLoader
-from nccl_course.certs.result import CheckFailed, NotChecked
+from nccl_course.certs.result import (
+    REVOKED_DETAIL,
+    REVOKED_WORD,
+    CheckFailed,
+    Message,
+    NotChecked,
+)
 from nccl_course.certs.statuslist import MIN_ENTRIES, StatusListError, bit_at, decode_bitstring
 from nccl_course.certs.trust import Keys, check_key, check_signature
+from nccl_course.i18n.interface import N_
+
+#: Where a status list came from, as a detail says it.
+SOURCES = {"supplied": N_("supplied"), "fetched": N_("fetched")}
 
 
 def _status_list_for(url: str, supplied: list[dict], fetch: Fetch | None) -> tuple[dict, str]:
@@ -60,8 +70,8 @@ def check_status(
     """Check 6: each ``credentialStatus`` bit is 0 in its verified status list."""
     entries = as_list(credential.get("credentialStatus"))
     if not entries:
-        return "the credential has no credentialStatus (it cannot be revoked)"
-    details: list[str] = []
+        return Message(N_("the credential has no credentialStatus (it cannot be revoked)"))
+    details: list[Message] = []
     stale_lists: list[str] = []
     for entry in entries:
         url = entry["statusListCredential"]
@@ -109,18 +119,39 @@ def check_status(
         if bit and (entry["statusPurpose"] == "revocation" or not stale):
             # A revocation is final, so even a stale list proves it; a suspension may have
             # been lifted since a stale list was signed.
-            word = "revoked" if entry["statusPurpose"] == "revocation" else entry["statusPurpose"]
-            raise CheckFailed(f"{word}: bit {index} of status list {url} is set")
+            purpose = entry["statusPurpose"]
+            word = Message(REVOKED_WORD) if purpose == "revocation" else purpose
+            raise CheckFailed(
+                Message(
+                    REVOKED_DETAIL,
+                    word=word,
+                    index=index,
+                    url=url,
+                )
+            )
         if stale:
             stale_lists.append(
                 f"{what}{stale}, so it no longer says whether the credential is "
                 "revoked; fetch a fresh one"
             )
             continue
-        details.append(f"{entry['statusPurpose']} bit {index} of {url} ({source}) is 0")
+        details.append(
+            Message(
+                N_("{purpose} bit {index} of {url} ({source}) is 0"),
+                purpose=entry["statusPurpose"],
+                index=index,
+                url=url,
+                source=Message(SOURCES[source]),
+            )
+        )
     if stale_lists:
         raise NotChecked("; ".join(stale_lists))
-    return "; ".join(details)
+    if len(details) == 1:
+        return details[0]
+    return Message(
+        "; ".join(f"{{d{i}}}" for i in range(len(details))),
+        **{f"d{i}": d for i, d in enumerate(details)},
+    )
 
 
 def _staleness(status_list: dict, subject: dict, now: datetime) -> str | None:

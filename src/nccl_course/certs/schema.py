@@ -10,7 +10,8 @@ from nccl_course.certs.bounds import CredentialFormatError
 from nccl_course.certs.credential import check_credential_types
 from nccl_course.certs.fields import as_list, is_uri, short
 from nccl_course.certs.loader import VC_V2, OfflineDocumentLoader
-from nccl_course.certs.result import CheckFailed
+from nccl_course.certs.result import CheckFailed, Message
+from nccl_course.i18n.interface import N_
 
 OB_TYPES = {"OpenBadgeCredential", "AchievementCredential"}
 OB_CONTEXT = re.compile(r"^https://purl\.imsglobal\.org/spec/ob/v3p0/context-3\.0\.\d+\.json$")
@@ -40,10 +41,14 @@ def check_schema(credential: dict, loader: OfflineDocumentLoader) -> str:
         _check_status_entry(entry)
     if OB_TYPES & set(types):
         _check_open_badge(credential, subjects[0])
-        what = f"VC 2.0 and Open Badges 3.0 required fields present ({', '.join(types)})"
+        what = Message(
+            N_("VC 2.0 and Open Badges 3.0 required fields present ({types})"),
+            types=", ".join(types),
+        )
     else:
-        what = f"VC 2.0 required fields present ({', '.join(types)})"
-    return f"{what}; contexts {_check_contexts(credential, loader)}"
+        what = Message(N_("VC 2.0 required fields present ({types})"), types=", ".join(types))
+    offline = _check_contexts(credential, loader)
+    return Message(N_("{fields}; contexts {contexts}"), fields=what, contexts=offline)
 
 
 def _check_open_badge(credential: dict, subject: dict) -> None:
@@ -109,4 +114,5 @@ def _check_contexts(credential: dict, loader: OfflineDocumentLoader) -> str:
             )
         if not isinstance(ctx, (str, dict)):
             raise CheckFailed(f"@context entry {short(ctx)} is neither a URL nor an object")
-    return "available offline: " + ", ".join(c if isinstance(c, str) else "{...}" for c in contexts)
+    listed = ", ".join(c if isinstance(c, str) else "{...}" for c in contexts)
+    return Message(N_("available offline: {contexts}"), contexts=listed)

@@ -24,7 +24,8 @@ from nccl_course.certs.credential import parse_datetime
 from nccl_course.certs.fetch import Fetch, FetchError, local_http
 from nccl_course.certs.fields import is_uri, issuer_id, issuer_name, short, signer
 from nccl_course.certs.loader import OfflineDocumentLoader
-from nccl_course.certs.result import CheckFailed, NotChecked
+from nccl_course.certs.result import CheckFailed, Message, NotChecked
+from nccl_course.i18n.interface import N_
 
 
 class SignerNotBound(NotChecked):
@@ -48,14 +49,24 @@ def check_issuer(credential: dict, trusted: frozenset[str] | None) -> str:
         )
     if stated not in trusted:
         named = issuer_name(credential)
-        called = f" (named {short(named, 80)})" if named else ""
-        course = ", ".join(sorted(trusted)) or "none"
+        called = Message(N_(" (named {name})"), name=short(named, 80)) if named else ""
+        course = ", ".join(sorted(trusted)) or Message(N_("none"))
         signed_by = signer(credential)
-        by = f"; its proof is signed by {signed_by}" if signed_by and signed_by != stated else ""
+        by = ""
+        if signed_by and signed_by != stated:
+            by = Message(N_("; its proof is signed by {signer}"), signer=signed_by)
         raise CheckFailed(
-            f"issued by {stated}{called}, which is not a trusted issuer (trusted: {course}){by}"
+            Message(
+                N_(
+                    "issued by {issuer}{named}, which is not a trusted issuer (trusted: {trusted}){by}"
+                ),
+                issuer=stated,
+                named=called,
+                trusted=course,
+                by=by,
+            )
         )
-    return f"{stated} is a trusted issuer"
+    return Message(N_("{issuer} is a trusted issuer"), issuer=stated)
 
 
 @dataclass
@@ -126,10 +137,18 @@ def check_key(document: dict, keys: Keys, what: str = "", trusted: frozenset[str
                 f"{what}the issuer {issuer} is not a DID, so nothing binds the signer "
                 f"{method_did} to it (pin the signer's DID as a trusted issuer to accept it)",
             )
-        return key, f"{method}, a trusted signer (the issuer {issuer} is not a DID)"
+        return key, Message(
+            N_("{method}, a trusted signer (the issuer {issuer} is not a DID)"),
+            method=method,
+            issuer=issuer,
+        )
     if method_did.startswith("did:key:"):
-        return key, f"{method} (a did:key: the key is the identifier)"
-    return key, f"{method} is an assertionMethod key in the DID document of {method_did}"
+        return key, Message(N_("{method} (a did:key: the key is the identifier)"), method=method)
+    return key, Message(
+        N_("{method} is an assertionMethod key in the DID document of {did}"),
+        method=method,
+        did=method_did,
+    )
 
 
 def check_signature(document: dict, key, loader: OfflineDocumentLoader, what: str = "") -> str:
@@ -150,4 +169,4 @@ def check_signature(document: dict, key, loader: OfflineDocumentLoader, what: st
         eddsa.verify_proof(document, key, loader)
     except (eddsa.ProofError, CanonicalizationError) as exc:
         raise CheckFailed(f"{what}{exc}") from None
-    return "eddsa-rdfc-2022 signature valid"
+    return Message(N_("eddsa-rdfc-2022 signature valid"))

@@ -82,8 +82,11 @@ from nccl_course.certs.result import (
     VALID,
     Check,
     CheckFailed,
+    Message,
     NotChecked,
     VerificationResult,
+    detail_of,
+    failure_reason,
 )
 from nccl_course.certs.revocation import check_status
 from nccl_course.certs.schema import HASH_FORMAT, OB_CONTEXT, OB_TYPES, check_schema
@@ -94,6 +97,7 @@ from nccl_course.certs.trust import (
     check_key,
     check_signature,
 )
+from nccl_course.i18n.interface import N_
 
 # Everything the verifier offers stays importable from here, wherever it is defined.
 __all__ = [
@@ -132,14 +136,35 @@ def _check_dates(document: dict, now: datetime, what: str = "") -> str:
     valid_from = document.get("validFrom")
     valid_until = document.get("validUntil")
     if valid_from and now < parse_datetime(valid_from):
-        raise CheckFailed(f"{what}not yet valid: validFrom {valid_from} is after now ({_fmt(now)})")
+        raise CheckFailed(
+            Message(
+                N_("{what}not yet valid: validFrom {valid_from} is after now ({now})"),
+                what=what,
+                valid_from=valid_from,
+                now=_fmt(now),
+            )
+        )
     if valid_until and now > parse_datetime(valid_until):
-        raise CheckFailed(f"{what}expired: validUntil {valid_until} is before now ({_fmt(now)})")
+        raise CheckFailed(
+            Message(
+                N_("{what}expired: validUntil {valid_until} is before now ({now})"),
+                what=what,
+                valid_until=valid_until,
+                now=_fmt(now),
+            )
+        )
     proof = document.get("proof")
     expires = proof.get("expires") if isinstance(proof, dict) else None
     if expires and now > parse_datetime(expires):
-        raise CheckFailed(f"{what}the proof expired at {expires}")
-    return f"valid at {_fmt(now)} (validFrom {valid_from or '-'}, validUntil {valid_until or '-'})"
+        raise CheckFailed(
+            Message(N_("{what}the proof expired at {expires}"), what=what, expires=expires)
+        )
+    return Message(
+        N_("valid at {now} (validFrom {valid_from}, validUntil {valid_until})"),
+        now=_fmt(now),
+        valid_from=valid_from or "-",
+        valid_until=valid_until or "-",
+    )
 
 
 def _fmt(moment: datetime) -> str:
@@ -206,7 +231,7 @@ def verify(
 
     def signature_step() -> str:
         if "key" not in state:
-            raise NotChecked("the issuer's key is not at hand (see the key check)")
+            raise NotChecked(Message(N_("the issuer's key is not at hand (see the key check)")))
         return check_signature(credential, state["key"], state["loader"])
 
     def schema_step() -> str:
@@ -268,9 +293,9 @@ def _run_checks(steps, checks: list, after_issuer: bool = False) -> Check | None
         try:
             checks.append(Check(name, OK, step()))
         except NotChecked as exc:
-            checks.append(Check(name, NOT_CHECKED, str(exc)))
+            checks.append(Check(name, NOT_CHECKED, detail_of(exc)))
         except (CheckFailed, CredentialFormatError) as exc:
-            checks.append(Check(name, FAILED, str(exc)))
+            checks.append(Check(name, FAILED, detail_of(exc)))
         except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
             # A malformed value the earlier checks did not anticipate: still a verdict.
             checks.append(
@@ -282,7 +307,7 @@ def _run_checks(steps, checks: list, after_issuer: bool = False) -> Check | None
 
 
 # What a check that could not run leaves open once the signature is known to hold.
-_UNCHECKED_LABEL = {"key": "issuer binding"}
+_UNCHECKED_LABEL = {"key": N_("issuer binding")}
 
 
 def _conclude(result: VerificationResult, failed: Check | None) -> None:
@@ -291,17 +316,31 @@ def _conclude(result: VerificationResult, failed: Check | None) -> None:
     unchecked = [c for c in result.checks if c.status == NOT_CHECKED]
     if failed is not None:
         result.verdict = NOT_VALID
-        result.reason = f"{failed.name}: {failed.detail}"
+        result.reason = failure_reason(failed.name, failed.detail)
     elif unchecked:
         result.verdict = CANNOT_CHECK
         signed = result.check("signature").status == OK
         parts = [
-            f"{_UNCHECKED_LABEL.get(c.name, c.name) if signed else c.name} not checked: {c.detail}"
+            Message(
+                N_("{check} not checked: {detail}"),
+                check=Message(_UNCHECKED_LABEL.get(c.name, c.name) if signed else c.name),
+                detail=c.detail,
+            )
             for c in unchecked
         ]
-        result.reason = ("signature ok, " if signed else "") + "; ".join(parts)
+        listed = _joined("; ", parts)
+        result.reason = Message(N_("signature ok, {rest}"), rest=listed) if signed else listed
     else:
         result.verdict = VALID
-        result.reason = f"issued by {result.issuer}; " + ", ".join(
-            f"{c.name} ok" for c in result.checks
+        passed = [Message(N_("{check} ok"), check=Message(c.name)) for c in result.checks]
+        result.reason = Message(
+            N_("issued by {issuer}; {checks}"), issuer=result.issuer, checks=_joined(", ", passed)
         )
+
+
+def _joined(separator: str, messages: list[Message]) -> Message:
+    """``messages`` joined by ``separator`` (", " or "; "), each translatable on its own."""
+    if len(messages) == 1:
+        return messages[0]
+    fields = {f"m{i}": m for i, m in enumerate(messages)}
+    return Message(separator.join(f"{{m{i}}}" for i in range(len(messages))), **fields)

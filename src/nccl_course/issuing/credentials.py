@@ -32,11 +32,20 @@ from pathlib import Path
 from sqlalchemy import select
 
 from nccl_course.certs import Issuer
-from nccl_course.certs.credential import default_achievement
+from nccl_course.certs.credential import LOCAL_TEST_MARK, default_achievement
 from nccl_course.certs.fields import as_list, issuer_id, short
 from nccl_course.certs.issuer import REGISTRY_FILE, issuer_folder
 from nccl_course.certs.render import render_certificate
-from nccl_course.certs.result import CANNOT_CHECK, FAILED, NOT_CHECKED, NOT_VALID, VALID
+from nccl_course.certs.result import (
+    CANNOT_CHECK,
+    FAILED,
+    NOT_CHECKED,
+    NOT_VALID,
+    VALID,
+    Message,
+    failure_reason,
+    message_of,
+)
 from nccl_course.exam.blueprint import json_roundtrip
 from nccl_course.exam.clock import as_utc, utcnow
 from nccl_course.exam.errors import Conflict, NotFound
@@ -180,9 +189,12 @@ class CredentialDesk:
             wanted: list[int] = []
             entries = as_list(credential.get("credentialStatus"))
             if not entries:
-                plan.status_problem = (
-                    f"the credential has no status entry; every credential {issuer.issuer_id} "
-                    "issues has one in its own status list, so that it can be revoked"
+                plan.status_problem = Message(
+                    N_(
+                        "the credential has no status entry; every credential {issuer} issues "
+                        "has one in its own status list, so that it can be revoked"
+                    ),
+                    issuer=issuer.issuer_id,
                 )
             for entry in entries:
                 url = entry.get("statusListCredential") if isinstance(entry, dict) else None
@@ -190,9 +202,14 @@ class CredentialDesk:
                     if lists[url] not in wanted:
                         wanted.append(lists[url])
                 elif plan.status_problem is None:
-                    plan.status_problem = (
-                        f"the status entry points to {short(url)}, which is not a status list of "
-                        f"{issuer.issuer_id} (its lists: {', '.join(lists)})"
+                    plan.status_problem = Message(
+                        N_(
+                            "the status entry points to {url}, which is not a status list of "
+                            "{issuer} (its lists: {lists})"
+                        ),
+                        url=short(url),
+                        issuer=issuer.issuer_id,
+                        lists=", ".join(lists),
                     )
             if wanted:
                 plan.options["status_list"] = [issuer.status_list_credential(n) for n in wanted]
@@ -208,7 +225,11 @@ class CredentialDesk:
         if plan.status_problem and result.get("verdict") != NOT_VALID:
             for check in checks:
                 if check["name"] == "status":
-                    check.update(status=FAILED, detail=plan.status_problem)
+                    check.update(
+                        status=FAILED,
+                        detail=str(plan.status_problem),
+                        message=message_of(plan.status_problem),
+                    )
         failed = next((c for c in checks if c["status"] == FAILED), None)
         if failed is None and result.get("verdict") == CANNOT_CHECK:
             failed = next((c for c in checks if c["status"] == NOT_CHECKED), None)
@@ -216,7 +237,9 @@ class CredentialDesk:
                 failed["status"] = FAILED
         if failed is not None and result.get("verdict") != NOT_VALID:
             result["verdict"] = NOT_VALID
-            result["reason"] = f"{failed['name']}: {failed['detail']}"
+            detail = Message.from_dict(failed.get("message") or failed["detail"])
+            reason = failure_reason(failed["name"], detail)
+            result.update(reason=str(reason), reason_message=message_of(reason))
         result["ok"] = result.get("verdict") == VALID and failed is None
         return result
 
@@ -352,9 +375,6 @@ class IssuedCredentials:
                 credential.revoked_at = utcnow()
                 credential.revocation_reason = reason[:500] or None
         return credential
-
-
-LOCAL_TEST_MARK = "(local test, not verifiable elsewhere)"
 
 
 def local_test_achievement(achievement: dict, issuer_did: str) -> dict:

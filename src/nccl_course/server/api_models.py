@@ -348,6 +348,7 @@ class Verification(BaseModel):
     signer: str | None
     trusted_issuers: list[str] | None
     checks: list[Check]
+    revoked: bool = Field(False, description="its status list says the credential is revoked")
     summary: Claims | None = Field(description="the claims, when the credential is VALID")
     unverified_claims: Claims | None = Field(description="the claims, when it is not")
 

@@ -15,9 +15,11 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, Response
 
+from nccl_course.certs.credential import shown_achievement
+from nccl_course.certs.result import is_revoked, localized_result
 from nccl_course.certs.share import bake_png
 from nccl_course.exam.errors import Invalid, NotFound
-from nccl_course.i18n.interface import N_
+from nccl_course.i18n.interface import N_, translator
 from nccl_course.issuing.credentials import VerificationPlan, credential_summary
 from nccl_course.server.api_models import Credential, Verification, VerifyRequest, refusals
 from nccl_course.server.routes.body import VERIFY_BODY, documented, parse_body, read_body
@@ -30,6 +32,7 @@ from nccl_course.server.routes.deps import (
     VerifyLimit,
     ok,
 )
+from nccl_course.server.routes.language import Language
 
 router = APIRouter(prefix="/exam/api")
 
@@ -126,17 +129,29 @@ def plan_verification(data: bytes, service) -> tuple[dict, bytes, VerificationPl
     responses=refusals(404, 413, 422, 429, 503),
     openapi_extra=documented(VerifyRequest),
 )
-async def verify(_limit: VerifyLimit, request: Request, service: ServiceDep, verifier: VerifierDep):
+async def verify(
+    _limit: VerifyLimit,
+    request: Request,
+    service: ServiceDep,
+    verifier: VerifierDep,
+    language: Language,
+):
     """Verify a pasted/uploaded credential, ``{"credential": {...}}``, or
     ``{"id": "urn:uuid:..."}`` for a credential this server issued (the certificate's QR
-    code links to the verify page with that id)."""
+    code links to the verify page with that id). The reason and the checks' details are in
+    the request's language (the verify page passes its own), the claims as the credential
+    states them, except the course's own achievement, which is named in that language."""
     data = await read_body(request, VERIFY_BODY)
     credential, text, plan = await run_in_threadpool(plan_verification, data, service)
     raw = await verifier.run("verify", text, plan.options)
     if "format_error" in raw:
         raise Invalid("malformed_credential", f"malformed credential: {raw['format_error']}")
-    result = service.desk.conclude(plan, raw)
+    tr = translator(language, getattr(request.app.state.settings, "locale_dir", None))
+    concluded = service.desk.conclude(plan, raw)
+    result = {**localized_result(concluded, tr), "revoked": is_revoked(concluded)}
     claims = credential_summary(credential)
+    if claims and claims.get("achievement"):
+        claims["achievement"] = shown_achievement(claims["achievement"], tr)
     result["summary"] = claims if result["ok"] else None
     result["unverified_claims"] = None if result["ok"] else claims
     return ok(result)

@@ -55,7 +55,7 @@ function showResult(result) {
   el("verdict-panel").hidden = false;
   const verdict = el("verdict");
   const valid = result.ok === true && result.verdict === "VALID";
-  const revoked = !valid && /revoked/i.test(result.reason || "");
+  const revoked = !valid && result.revoked === true;
   verdict.textContent = verdictText(valid ? "VALID" : (revoked ? "REVOKED" : (result.verdict || "NOT VALID")));
   verdict.className = `verdict ${valid ? "good" : "bad"}`;
   el("reason").textContent = result.reason || "";
@@ -73,7 +73,7 @@ function showResult(result) {
 
 async function verify(body) {
   try {
-    showResult(await requestJson("POST", "/exam/api/verify", { body }));
+    showResult(await requestJson("POST", withLanguage("/exam/api/verify"), { body }));
   } catch (err) {
     showResult({ ok: false, reason: err.message, checks: [] });
   }
