@@ -52,6 +52,11 @@ def expected_training(name: str, params: dict) -> float:
         return params["nic_gbit"] / 8 * (p - 1) / (p - g)
     if name in PROXY_GENERATORS:
         return expected_proxy(name, params)
+    if name == "moe_device_saving_us":  # 3 calls + 1 wait against 2 launches, per layer
+        return 2 * float(params["fixed_us"]) * params["layers"]
+    if name == "moe_device_saving_share":  # 2F / (4F + C + 2X), in per cent
+        f, c, x = float(params["fixed_us"]), params["counts_us"], params["tokens_us"]
+        return 100 * 2 * f / (4 * f + c + 2 * x)
     if name == "nccl_ring_buffer_mib":  # per channel: receiver rounded to 2 MiB + 2 MiB sender
         receiver = 4096 + 524288 + 4915200 + params["buffsize_mib"] * 2**20
         return params["channels"] * (2 * -(-receiver // 2**21) + 2)

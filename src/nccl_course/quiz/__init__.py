@@ -7,6 +7,7 @@ the terminal (``nccl-course quiz take``). They all grade through ``grade``.
 
 from nccl_course.quiz import (  # noqa: F401  (each registers its generators)
     memory_generators,
+    moe_dispatch_generators,
     network_generators,
     proxy_generators,
     reliability_generators,
