@@ -62,6 +62,10 @@ def expected_training(name: str, params: dict) -> float:
         return params["channels"] * (2 * -(-receiver // 2**21) + 2)
     if name == "nccl_nvls_buffer_mib":  # channels x 2 x (chunk x 8 steps) x heads
         return params["channels"] * 2 * params["chunk_kib"] * 8 / 1024 * params["heads"]
+    if name == "nic_port_GBps":  # ports x 4 lanes x Gb/s per lane / 8 bits
+        return params["nics"] * 4 * float(params["lane_gbit"]) / 8
+    if name == "roce_tc_from_dscp":  # DSCP in the upper six bits of the traffic class byte
+        return params["dscp"] * 4
     raise AssertionError(f"no independent formula for generator {name!r}: add one here")
 
 

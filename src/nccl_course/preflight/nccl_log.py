@@ -5,7 +5,8 @@ Using [0]eth0:10.0.0.1<0>`` (transport/net_socket.cc), ``NET/IB : Using [0]mlx5_
 ...`` (transport/net_ib/init.cc), ``Channel 00/0 : 0[0] -> 1[1] via P2P/IPC`` (transport/p2p.cc),
 ``Channel 00 : 0[0] -> 1[1] via SHM/direct/direct`` (transport/shm.cc; newer releases print
 ``SHM/direct``), ``Channel 00/0 : 1[1] -> 8[0] [send] via NET/IB/0/GDRDMA`` (transport/net.cc);
-``NET/OFI Selected Provider is efa`` comes from the aws-ofi-nccl plugin. Releases before 2.7
+``NET/OFI Selected Provider is efa`` (aws-ofi-nccl up to 1.13; from 1.14 ``Selected provider is
+efa, fabric is efa``) comes from the aws-ofi-nccl plugin. Releases before 2.7
 wrote ``Ring 00`` for ``Channel 00`` and ranks without a device; both are read.
 """
 
@@ -19,7 +20,7 @@ _NETWORK = re.compile(r"NCCL INFO Using (?:internal )?[Nn]etwork (\S.*?)\s*$")
 _SOCKET = re.compile(r"NET/Socket : Using((?: \[\d+\]\S+)+)")
 _IB = re.compile(r"NET/IB : Using((?: \[\d+\]\S+)+)")
 _IB_OLD = re.compile(r"NET/IB: \[\d+\] (\S+)")
-_OFI = re.compile(r"NET/OFI Selected Provider is (\S+)")
+_OFI = re.compile(r"NET/OFI Selected [Pp]rovider is ([^\s,]+)")
 _VERSION = re.compile(r"NCCL version (\S+)")
 _IB_DISABLED = re.compile(r"NCCL_IB_DISABLE set by environment to 1\b")
 _RANK = r"\d+(?:\[[0-9a-fA-F]+\])?"
