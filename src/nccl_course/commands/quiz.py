@@ -109,12 +109,21 @@ def run(args) -> int:
         if action == "take":
             import random
 
+            from nccl_course.i18n.interface import N_, translator
+            from nccl_course.i18n.languages import ENDONYMS
             from nccl_course.quiz.terminal import take
 
+            # What the learner reads is in the quiz's language, its errors too.
+            tr = translator(args.lang)
             path = bank_dir / f"{args.chapter}.yml"
             if not path.exists():
                 known = ", ".join(p.stem for p in bank_paths(bank_dir))
-                print(f"error: no quiz {args.chapter!r}; known: {known}", file=sys.stderr)
+                message = tr(
+                    N_("error: no quiz '{chapter}'; known: {known}"),
+                    chapter=args.chapter,
+                    known=known,
+                )
+                print(message, file=sys.stderr)
                 return 1
             seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
             bank = load_bank(path)
@@ -124,11 +133,15 @@ def run(args) -> int:
                 try:
                     bank = translate_bank(bank, args.lang, bank_dir.parent / "locales")
                 except MissingTranslation as exc:
-                    print(
-                        f"{exc}\nerror: the {args.chapter!r} quiz is not translated into "
-                        f"{args.lang!r} (see CONTRIBUTING.md, 'Translations')",
-                        file=sys.stderr,
+                    message = tr(
+                        N_(
+                            "error: the '{chapter}' quiz has no {language} translation yet; "
+                            "take it in English (--lang en)"
+                        ),
+                        chapter=args.chapter,
+                        language=ENDONYMS[args.lang],
                     )
+                    print(f"{exc}\n{message}", file=sys.stderr)
                     return 1
             take(bank, seed)
             return 0

@@ -154,18 +154,26 @@ def check(root: Path, pot_dir: Path, po_dir: Path) -> list[Problem]:
     return problems
 
 
+#: The context suffix of a quiz question's accepted text answers (``nccl_course.quiz
+#: .translation``): a translation adds the language's names to the English ones, so it starts
+#: as the English itself.
+ANSWERS_CONTEXT_SUFFIX = " (answers)"
+
+
 def prefill(path: Path) -> int:
     """Copy msgid to msgstr for entries with nothing to translate; returns how many.
 
     Table cells such as ``$x_0$`` or ``0`` read the same in every language; filling them here
-    leaves translators only the entries that have words.
+    leaves translators only the entries that have words. A question's accepted answers start as
+    the English ones (a translator adds the language's names to them).
     """
     from babel.messages.pofile import write_po
 
     catalog = load(path)
     filled = 0
     for message in catalog:
-        if message.id and not message.string and not needs_words(str(message.id)):
+        answers = (message.context or "").endswith(ANSWERS_CONTEXT_SUFFIX)
+        if message.id and not message.string and (answers or not needs_words(str(message.id))):
             message.string = message.id
             filled += 1
     if filled:

@@ -19,8 +19,11 @@ _TEXT_DROP = re.compile(r"[\s\-_.]+")
 
 
 def normalize_text(text: str) -> str:
-    """NFKC, lower case, and drop whitespace, '-', '_' and '.' (so All-Gather == allgather)."""
-    return _TEXT_DROP.sub("", unicodedata.normalize("NFKC", str(text)).lower())
+    """NFKC, lower case, and drop whitespace, '-', '_' and '.' (so All-Gather == allgather).
+    Turkish's dotted and dotless i are one letter here ("YAYIN", "yayın" and "yayin" match):
+    lower case turns "I" into "i" and "İ" into "i" with a combining dot."""
+    lowered = unicodedata.normalize("NFKC", str(text)).lower()
+    return _TEXT_DROP.sub("", lowered.replace("\u0307", "").replace("ı", "i"))
 
 
 @dataclass(frozen=True)

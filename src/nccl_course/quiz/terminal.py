@@ -114,7 +114,13 @@ def parse_answer(inst: QuestionInstance, line: str):
         out = []
         for letter in letters:
             if len(letter) != 1 or letter not in _LETTERS[: len(inst.right)]:
-                raise ValueError(f"{letter!r} is not one of a-{_LETTERS[len(inst.right) - 1]}")
+                raise ValueError(
+                    _tr(inst)(
+                        N_("'{letter}' is not one of a-{last}"),
+                        letter=letter,
+                        last=_LETTERS[len(inst.right) - 1],
+                    )
+                )
             out.append(_LETTERS.index(letter))
         return out
     return text  # numeric and text are graded from the string itself

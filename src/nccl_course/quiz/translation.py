@@ -5,8 +5,15 @@ items, pairs, explanation, an exhibit's caption, the bank's title) is a message 
 so that the same English in two questions may be translated apart and a missing translation is
 named by file and id. What a generator writes (its mistakes' feedback, descriptive parameters
 such as a machine's description) is collected by drawing the question, under the context
-``ID (generated)``. Answers, tolerances, generators, accepted text answers and an exhibit's
-text (a log or a program) are never translated: a translation cannot change what is graded.
+``ID (generated)``. Answers, tolerances, generators and an exhibit's text (a log or a program)
+are never translated: a translation cannot change what is graded.
+
+A text question's accepted answers are one message under the context ``ID (answers)``: the
+English answers joined by `` | ``. Its translation lists the answers accepted in the language,
+in the same way (``broadcast | yayın``); they are accepted *in addition to* the English ones, so
+a translation can add the language's names of things but never take an English answer away.
+The entry starts as the English (``nccl_course.i18n.catalogs.prefill``), and a catalog that
+lacks it yet accepts the English only.
 
 Templates go to ``_build/gettext/quizzes/CHAPTER.pot`` (beside the book's, so that
 ``sphinx-intl update`` merges both); catalogs live in ``locales/LANG/LC_MESSAGES/quizzes/``.
@@ -20,7 +27,7 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
-from nccl_course.i18n.catalogs import Problem, load, message_problems
+from nccl_course.i18n.catalogs import ANSWERS_CONTEXT_SUFFIX, Problem, load, message_problems
 from nccl_course.quiz import generators as _generators
 from nccl_course.quiz.choose import ChoiceDraw
 from nccl_course.quiz.model import Bank, Choice, Mistake, Question
@@ -35,6 +42,25 @@ CATALOG_SUBDIR = "quizzes"
 
 def _generated_context(qid: str) -> str:
     return f"{qid} (generated)"
+
+
+#: Between two accepted answers in an ``ID (answers)`` message.
+ANSWER_SEPARATOR = " | "
+
+
+def _answers_context(qid: str) -> str:
+    return f"{qid}{ANSWERS_CONTEXT_SUFFIX}"
+
+
+def answers_message(q: Question) -> str | None:
+    """The ``ID (answers)`` message of a text question (None for other questions)."""
+    return ANSWER_SEPARATOR.join(q.answers) if q.type == "text" and q.answers else None
+
+
+def accepted_answers(q: Question, translation: str) -> tuple[str, ...]:
+    """The English answers of ``q`` and those its translation lists, each once, English first."""
+    listed = [a.strip() for a in translation.split(ANSWER_SEPARATOR.strip())]
+    return tuple(dict.fromkeys([*q.answers, *(a for a in listed if a)]))
 
 
 def _question_texts(q: Question) -> list[str]:
@@ -81,6 +107,8 @@ def template(bank: Bank) -> Catalog:
             catalog.add(text, context=q.id)
         for text in generated_texts(q):
             catalog.add(text, context=_generated_context(q.id))
+        if answers_message(q) is not None:
+            catalog.add(answers_message(q), context=_answers_context(q.id))
     return catalog
 
 
@@ -139,6 +167,13 @@ def translate_bank(bank: Bank, language: str, locale_dir: Path) -> Bank:
             problems.append(Problem(shown, text, context, kind, detail))
         return text if found else message.string
 
+    def answers(q: Question) -> tuple[str, ...]:
+        english = answers_message(q)
+        message = catalog.get(english, context=_answers_context(q.id)) if english else None
+        if message is None or not message.string:  # not merged yet: the English answers only
+            return q.answers
+        return accepted_answers(q, tr(english, _answers_context(q.id)))
+
     questions = []
     for q in bank.questions:
         c = q.id
@@ -162,6 +197,7 @@ def translate_bank(bank: Bank, language: str, locale_dir: Path) -> Bank:
                     if q.exhibit is not None
                     else None
                 ),
+                answers=answers(q),
                 language=language,
                 generated_text=generated,
             )

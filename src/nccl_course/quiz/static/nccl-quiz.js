@@ -57,7 +57,9 @@
   }
 
   function normalizeText(text) {
-    return String(text).normalize("NFKC").toLowerCase().replace(TEXT_DROP, "");
+    // Turkish's dotted and dotless i as one letter, as nccl_course.quiz.grading does.
+    return String(text).normalize("NFKC").toLowerCase().replace(/\u0307/g, "").replace(/ı/g, "i")
+      .replace(TEXT_DROP, "");
   }
 
   function index(value, n) {
