@@ -111,7 +111,9 @@ def test_ring_table_reading():
         assert plan.slice_fill == 1.0
         assert 44.5 <= q.call_time_s * 1e6 / plan.sends <= 47.5
     q, plan = rows[64 * KiB]
-    assert (q.protocol, plan.channels) == ("LL", 1)
+    assert (q.protocol, plan.channels, q.threads) == ("LL", 1, 512)
+    # Ring/LL: fewer channels while bytes < channels x threads x 8 x ranks (tuning.cc, enqueue.cc)
+    assert 64 * KiB < 2 * 512 * 8 * 16 and not 64 * KiB < 1 * 512 * 8 * 16
     assert channels_used(64 * KiB, 16, "LL") == 16  # the split alone would allow 16 cells of 4 KiB
     page = text()
     for claim in (
@@ -121,6 +123,8 @@ def test_ring_table_reading():
         "at 1 MiB each slice carries 4 KiB, under 1 % of an LL128 slice, and the call costs "
         "about 2.8 µs per slice",
         "one 1 MiB slice takes about 45 to 47 µs",
+        "for LL, 8 bytes times the number of ranks, `src/graph/tuning.cc`), so on 16 ranks a "
+        "64 KiB all-reduce in LL runs on one channel of 512 threads",
     ):
         assert claim in page, claim
 
