@@ -32,7 +32,7 @@ def test_lab_has_its_parts(lab):
 
 @pytest.mark.parametrize("lab", LABS, ids=[lab.id for lab in LABS])
 def test_starter_fails(lab):
-    starter = run_tests(lab, lab.starter, world_sizes=[2])
+    starter = run_tests(lab, lab.starter, world_sizes=[2], first_failure=True)
     failed = [case for group in starter.groups for case in group.failed]
     assert starter.returncode == 1 and failed, (
         f"{lab.id}: the tests must fail against starter.py (pytest exit "

@@ -46,14 +46,44 @@ def test_an_exception_names_the_rank_and_keeps_its_traceback():
 def test_a_deadlock_is_stopped_and_reports_where_each_rank_waited():
     start = time.monotonic()
     with pytest.raises(LaunchTimeout) as info:
-        launch((WORKERS, "recv_from_next"), 2, backend="gloo", timeout_s=20)
+        launch((WORKERS, "recv_from_next"), 2, backend="gloo", timeout_s=10)
     elapsed = time.monotonic() - start
-    assert elapsed < 20 + 6, f"stopping hung ranks took {elapsed:.1f} s"
+    assert elapsed < 10 + 6, f"stopping hung ranks took {elapsed:.1f} s"
     assert info.value.unfinished == [0, 1]
     for rank in (0, 1):
         assert "recv_from_next" in info.value.stacks[rank]
     assert "recv that no rank sends" in str(info.value)
-    assert "did not finish within 20 s" in str(info.value)
+    assert "did not finish within 10 s" in str(info.value)
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_ranks_see_the_callers_environment_and_folder_at_the_launch(method, monkeypatch, tmp_path):
+    # The fork server keeps the environment and folder it started with; the ranks forked from
+    # it must still see what the caller has at the time of each launch, as spawned ranks do.
+    monkeypatch.setenv(launch_module.START_METHOD_ENV, method)
+    assert launch_module.start_method("gloo") == method
+    assert launch_module.start_method("nccl") == "spawn"
+    # Fork server: a first launch starts it, the next two must not see its state. Spawn: one
+    # launch (each starts new interpreters).
+    values = ("first", "second") if method == "forkserver" else ("first",)
+    if method == "forkserver":
+        launch((WORKERS, "where_am_i"), 2, args=("NCCL_COURSE_TEST_MARK",), backend="gloo")
+    for value in values:
+        monkeypatch.setenv("NCCL_COURSE_TEST_MARK", value)
+        folder = tmp_path / value
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        ranks = launch((WORKERS, "where_am_i"), 2, args=("NCCL_COURSE_TEST_MARK",), backend="gloo")
+        assert [r["variable"] for r in ranks] == [value, value]
+        assert [Path(r["cwd"]) for r in ranks] == [folder, folder]
+        assert [r["threads"] for r in ranks] == [1, 1]  # OMP_NUM_THREADS=1, as torchrun sets
+        assert len({r["pid"] for r in ranks}) == 2
+
+
+def test_an_unknown_start_method_is_refused_with_the_choices(monkeypatch):
+    monkeypatch.setenv(launch_module.START_METHOD_ENV, "threads")
+    with pytest.raises(ValueError, match="use 'spawn' or 'forkserver'"):
+        launch((WORKERS, "report"), 1, args=(0,), backend="gloo")
 
 
 def test_a_rank_that_dies_without_a_word_is_reported():

@@ -49,9 +49,15 @@ class CheckResult:
 
 
 def run_tests(
-    lab: Lab, file: Path, world_sizes: list[int] | None = None, timeout_s: float | None = None
+    lab: Lab,
+    file: Path,
+    world_sizes: list[int] | None = None,
+    timeout_s: float | None = None,
+    *,
+    first_failure: bool = False,
 ) -> CheckResult:
-    """Run the lab's tests against ``file`` in a subprocess; collect per-test outcomes."""
+    """Run the lab's tests against ``file`` in a subprocess; collect per-test outcomes.
+    ``first_failure``: stop at the first failing test (enough to know that a file fails)."""
     with tempfile.TemporaryDirectory(prefix="nccl-course-check-") as tmp:
         report = Path(tmp) / "report.json"
         env = dict(os.environ)
@@ -71,6 +77,7 @@ def run_tests(
             "no:cacheprovider",
             "--import-mode=importlib",
             f"--rootdir={lab.path.parent.parent}",
+            *(["-x"] if first_failure else []),
         ]
         budget = timeout_s or 60 + 6 * lab.config["timeout_s"] * len(
             world_sizes or lab.config["world_sizes"]

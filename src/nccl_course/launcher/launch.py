@@ -1,10 +1,18 @@
 """Run a function on N local processes with torchrun's environment, and never hang doing it.
 
-``launch(target, nproc)`` spawns ``nproc`` fresh Python processes (the ``spawn`` start method,
-as CUDA requires), gives each the variables torchrun sets (RANK, WORLD_SIZE, LOCAL_RANK,
+``launch(target, nproc)`` starts ``nproc`` fresh Python processes, gives each the variables
+torchrun sets (RANK, WORLD_SIZE, LOCAL_RANK,
 LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT), initialises the process group with
 :func:`nccl_course.launcher.init`, runs ``target`` and destroys the group. It returns the values the
 ranks returned, in rank order.
+
+How the processes start (``start_method``): NCCL ranks are *spawned* (a new interpreter each, as
+CUDA requires). gloo ranks are forked from a *fork server* that imported torch once
+(``multiprocessing``'s ``forkserver`` with torch preloaded): a rank then starts in a fraction of
+a second instead of the seconds an import of torch takes, which is most of a short launch. Each
+rank gets the caller's environment, working directory and ``sys.path`` as they are at the launch
+(not as they were when the server started). ``NCCL_COURSE_START_METHOD=spawn`` spawns gloo
+ranks too.
 
 What can go wrong, and what the caller sees:
 
@@ -48,6 +56,15 @@ from nccl_course.launcher.targets import (  # noqa: F401 (load_file_module: publ
 FAILURE_GRACE_S = 3.0
 #: How many times a launch is retried when the rendezvous port turns out to be taken.
 PORT_ATTEMPTS = 5
+#: "spawn" or "forkserver": how gloo ranks start (NCCL ranks are always spawned).
+START_METHOD_ENV = "NCCL_COURSE_START_METHOD"
+#: What the fork server imports once, so that the ranks forked from it do not.
+FORKSERVER_PRELOAD = [
+    "torch",
+    "torch.distributed",
+    "nccl_course.launcher.process_group",
+    "nccl_course.launcher.placement",
+]
 
 
 class WorkerError(RuntimeError):
@@ -82,10 +99,17 @@ def _is_port_taken(exc: BaseException) -> bool:
 
 
 def _worker_entry(
-    rank, spec, args, kwargs, backend, pg_timeout_s, check_placement, results, stack_dir
+    rank, spec, args, kwargs, backend, pg_timeout_s, check_placement, results, stack_dir, environ
 ):
-    """Body of every spawned rank. Reports exactly one message: ok, error or port."""
+    """Body of every rank. Reports exactly one message: ok, error or port."""
     import faulthandler
+
+    # A rank forked from the fork server has the server's environment: take the caller's.
+    os.environ.clear()
+    os.environ.update(environ)
+    torch = sys.modules.get("torch")
+    if torch is not None:  # imported by the fork server before OMP_NUM_THREADS was set
+        torch.set_num_threads(max(1, int(environ.get("OMP_NUM_THREADS", "1") or 1)))
 
     stack_file = open(os.path.join(stack_dir, f"rank{rank}.stack"), "w")  # noqa: SIM115
     if hasattr(signal, "SIGUSR1"):
@@ -186,8 +210,31 @@ class _PortTaken(Exception):
     pass
 
 
+def start_method(backend: str) -> str:
+    """How the ranks of a launch on ``backend`` start: "spawn" for NCCL (CUDA needs a fresh
+    process), "forkserver" for gloo where the platform has it, unless $NCCL_COURSE_START_METHOD
+    says "spawn"."""
+    chosen = os.environ.get(START_METHOD_ENV, "").strip().lower()
+    if chosen not in ("", "spawn", "forkserver"):
+        raise ValueError(
+            f"{START_METHOD_ENV}={chosen!r}: use 'spawn' or 'forkserver' (or leave it unset)"
+        )
+    if backend != "gloo" or chosen == "spawn":
+        return "spawn"
+    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
+def _context(backend: str):
+    method = start_method(backend)
+    ctx = mp.get_context(method)
+    if method == "forkserver":
+        # Read when the server starts (the first gloo launch of this process), then kept.
+        ctx.set_forkserver_preload(FORKSERVER_PRELOAD)
+    return ctx
+
+
 def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement, port):
-    ctx = mp.get_context("spawn")
+    ctx = _context(backend)
     results = ctx.Queue()
     stack_dir = tempfile.mkdtemp(prefix="nccl-course-launch-")
     processes = []
@@ -214,7 +261,7 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement,
 
 
 def _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes) -> None:
-    """Start one spawned process per rank with torchrun's environment, appending each to
+    """Start one process per rank with torchrun's environment, appending each to
     ``processes`` as it starts (so that a failure part-way still stops the started ones)."""
     spec, args, kwargs, backend, timeout_s, check_placement = worker_args
     base_env = {
@@ -229,6 +276,7 @@ def _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes) -
     }
     for rank in range(nproc):
         env = dict(base_env, RANK=str(rank), LOCAL_RANK=str(rank), ROLE_RANK=str(rank))
+        environ = {**os.environ, **env}
         proc = ctx.Process(
             target=_worker_entry,
             args=(
@@ -241,6 +289,7 @@ def _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes) -
                 check_placement,
                 results,
                 stack_dir,
+                environ,
             ),
             name=f"nccl-course-rank{rank}",
             daemon=True,
