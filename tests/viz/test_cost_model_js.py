@@ -63,13 +63,19 @@ def close(a: float, b: float) -> bool:
 
 
 @pytest.fixture(scope="module")
-def js(tmp_path_factory):
+def exported():
+    """What the book exports for the explorers (built once: it takes seconds)."""
+    return explorer_data()
+
+
+@pytest.fixture(scope="module")
+def js(tmp_path_factory, exported):
     """Runs a list of (kind, args) cases in Node against the exported data."""
     if NODE is None:
         pytest.skip("node is not installed (make setup installs it for npm)")
     folder = tmp_path_factory.mktemp("costjs")
     data = folder / "data.json"
-    data.write_text(json.dumps(explorer_data()))
+    data.write_text(json.dumps(exported))
     runner = folder / "run.js"
     runner.write_text(RUNNER)
 
@@ -159,8 +165,8 @@ def test_predict_matches_including_nvls_and_barrier(js, preset):
         ), case
 
 
-def test_nccl_pick_matches_the_python_tuner(js):
-    data = explorer_data()["nccl"]
+def test_nccl_pick_matches_the_python_tuner(js, exported):
+    data = exported["nccl"]
     cases, expected = [], []
     sizes = [0, 1, 8, 100, 4096, 65536, 2**20, 12345678, 2**30, 16 * 2**30]
     harnesses = list(data["callCost"]["harnesses"])
@@ -187,8 +193,8 @@ def test_nccl_pick_matches_the_python_tuner(js):
     assert len(got) > 5000
 
 
-def test_schedule_bytes_per_rank_per_step_match(js):
-    schedules = explorer_data()["schedules"]
+def test_schedule_bytes_per_rank_per_step_match(js, exported):
+    schedules = exported["schedules"]
     cases, expected = [], []
     for c, algos in schedules.items():
         for a, by_ranks in algos.items():
