@@ -20,6 +20,10 @@ from nccl_course.i18n.languages import LANGUAGES, SOURCE_LANGUAGE
 #: shown in each edition's language.
 BOOK_TITLE = N_("Collective Communication and NCCL")
 
+#: The book's own theme templates (the author line in each edition's language), relative to
+#: the repository root; they come before the theme's, which appends its folders after them.
+TEMPLATES_DIR = "_templates"
+
 #: Where the translations live, relative to the repository root (Sphinx's ``locale_dirs``).
 LOCALE_DIR = "locales"
 #: Sphinx's gettext output: one .pot per page.
@@ -116,6 +120,7 @@ def build(root: Path, edition: Edition, *, strict: bool = True, jobs: int = 1) -
         "nitpicky": True,
         "language": edition.language,
         "locale_dirs": [LOCALE_DIR],
+        "templates_path": [(root / TEMPLATES_DIR).as_posix()],
         # One catalog per page (book/intro.po, ...), so translators work page by page.
         "gettext_compact": False,
         # The Turkish edition's untranslated text would silently show in English; the catalog

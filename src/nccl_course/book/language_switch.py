@@ -4,6 +4,11 @@ The English edition is the site root, the Turkish one its ``tr/`` folder
 (``nccl_course.book.editions``); a page has the same name in both, so the link is the page's
 own path, moved between the two roots. Search engines and screen readers learn the pairing from
 ``<link rel="alternate" hreflang>`` and the link's own ``hreflang`` and ``lang``.
+
+The footer's author line is the page's language too: the theme writes "By" (its own catalog)
+and the author's name as given; this extension gives the whole line from the interface catalog
+(``_templates/author.html`` shows it), so that Turkish writes "Hazırlayan: nccl-course yazarları"
+instead of a preposition in front of an English name.
 """
 
 from __future__ import annotations
@@ -14,10 +19,20 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
+from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.languages import ENDONYMS, LANGUAGES, SOURCE_LANGUAGE
 from nccl_course.sphinx_static import serve_static_folder
 
 _LABEL = {"en": "Language", "tr": "Dil"}
+#: The book's author (``author`` in _config.yml), and the footer's line that names it.
+AUTHORS = N_("The nccl-course authors")
+AUTHOR_LINE = N_("By {author}")
+
+
+def author_line(author: str, language: str) -> str:
+    """The footer's author line in ``language`` ("By The nccl-course authors")."""
+    tr = translator(language)
+    return tr(AUTHOR_LINE, author=tr(author))
 
 
 def edition_root(language: str) -> str:
@@ -60,6 +75,8 @@ def _add(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) 
         for lang in LANGUAGES
     )
     context["metatags"] = context.get("metatags", "") + alternates
+    if app.config.author:
+        context["nccl_author_line"] = author_line(app.config.author, language)
 
 
 STATIC = Path(__file__).parent / "static"
