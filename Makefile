@@ -36,7 +36,8 @@ serve: setup book
 	.venv/bin/nccl-course serve --host $(HOST) --port $(PORT)
 
 # The full suite: lint, the book build, every test in tests/ and labs/.
-test: setup lint book pytest
+test: setup lint
+	$(PY) scripts/run_tests.py --jobs $(JOBS) -- $(PYTEST_ARGS)
 
 # The inner loop: lint and the tests that start no process, browser or book build. Which tests
 # are slow is decided by rule in the root conftest.py, not here.

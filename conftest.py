@@ -19,6 +19,9 @@ A test is marked ``slow`` when
    the rule cannot see.
 
 Tests in ``BROWSER_DIRS`` are also marked ``browser`` (``-m "not browser"`` leaves them out).
+Tests that read the built book are marked ``book``: those in ``BROWSER_DIRS`` and those that use
+the ``built_book`` fixture, directly or through another fixture. ``make test``
+(scripts/run_tests.py) runs the others while the book builds, then these.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ ROOT = Path(__file__).resolve().parent
 
 SLOW_DIRS = ("tests/browser", "labs")
 BROWSER_DIRS = ("tests/browser",)
+BOOK_FIXTURE = "built_book"
 SLOW_FIXTURES = frozenset({"built_book", "book_url", "browser", "offline_page"})
 PROCESS_NAMES = frozenset(
     {"subprocess", "Popen", "ServerProcess", "launch", "run_tests", "sync_playwright"}
@@ -101,7 +105,10 @@ def pytest_collection_modifyitems(config, items):
             relative = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
         except ValueError:  # a test outside the repository (a lab checked from elsewhere)
             continue
-        if relative.startswith(tuple(f"{folder}/" for folder in BROWSER_DIRS)):
+        in_browser_dirs = relative.startswith(tuple(f"{folder}/" for folder in BROWSER_DIRS))
+        if in_browser_dirs:
             item.add_marker(pytest.mark.browser)
+        if in_browser_dirs or BOOK_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.book)
         if _is_slow(item, relative):
             item.add_marker(pytest.mark.slow)
