@@ -145,10 +145,17 @@ def test_no_english_sentence_on_a_turkish_screen(browser, server, built_book, tm
             lab_done.first.check()  # its note appears
         page.wait_for_load_state("load")
         read(rel)
+        if rel == PROGRESS:  # its columns and the lab checkbox, named as the page shows them
+            shown = page.locator("article").inner_text()
+            named = [t for t in ("Visited", "Practice quiz", "Mark this lab done") if t in shown]
+            assert named == [], f"the progress page names {named} in English"
 
-    # The footer's author line as Turkish writes it (the theme would write "Tarafından ...").
-    footer = page.locator(".component-author").first.inner_text().strip()
-    assert footer == author_line(AUTHORS, "tr") != author_line(AUTHORS, "en"), footer
+    # The footer's author line as Turkish writes it (the theme would write "Tarafından ..."),
+    # on a page and on the index, which Sphinx writes without a body.
+    for rel in (PROGRESS, "genindex.html"):
+        page.goto(f"{server.url}/tr/{rel}")
+        footer = page.locator(".component-author").first.inner_text().strip()
+        assert footer == author_line(AUTHORS, "tr") != author_line(AUTHORS, "en"), (rel, footer)
 
     # The exam in Turkish, screen by screen: sign-up, home, an attempt, its result.
     page.on("dialog", lambda dialog: dialog.accept())

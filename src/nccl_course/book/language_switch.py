@@ -65,9 +65,11 @@ def switcher_html(pagename: str, language: str) -> str:
 
 
 def _add(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    language = app.config.language or SOURCE_LANGUAGE
+    if app.config.author:  # every page has the footer, the index too
+        context["nccl_author_line"] = author_line(app.config.author, language)
     if "body" not in context:
         return
-    language = app.config.language or SOURCE_LANGUAGE
     context["body"] = switcher_html(pagename, language) + context["body"]
     alternates = "".join(
         f'<link rel="alternate" hreflang="{lang}" '
@@ -75,8 +77,6 @@ def _add(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) 
         for lang in LANGUAGES
     )
     context["metatags"] = context.get("metatags", "") + alternates
-    if app.config.author:
-        context["nccl_author_line"] = author_line(app.config.author, language)
 
 
 STATIC = Path(__file__).parent / "static"

@@ -8,8 +8,9 @@ with a table the page carries. The strings are extracted from ``src/nccl_course`
 in .py files, the texts of .html pages, ``S`` calls in .js files) into
 ``_build/gettext/interface.pot``; their Turkish lives in
 ``locales/tr/LC_MESSAGES/interface.po``, checked like every other catalog.
-The CLI's messages and the code stay in English; only what a learner reads in the book, the
-quizzes and the exam is translated.
+The CLI's messages and the code stay in English, except those of the terminal quiz
+(``nccl-course quiz take --lang tr``), whose learner reads its errors in the quiz's language;
+what a learner reads in the book, the quizzes, the exam and the verify page is translated.
 """
 
 from __future__ import annotations
