@@ -20,6 +20,7 @@ Units: seconds in the models; the options show milliseconds (layouts) or microse
 
 from __future__ import annotations
 
+import functools
 import random
 
 from nccl_course.collectives import display_name
@@ -108,19 +109,31 @@ def why_slower(t: StepTime, best: StepTime) -> str:
 def layout_scenario(rng: random.Random, pp_sizes: tuple[int, ...] | None = None):
     """(cluster, shape, global batch, budget in bytes, step times of its layouts) drawn from
     ``rng``; ``pp_sizes`` limits the pipeline depths offered (None: all)."""
-    nodes, gpu, nic, node, net, rates = rng.choice(_CLUSTERS)
+    picked = rng.randrange(len(_CLUSTERS))
+    nodes, gpu, nic, _, _, rates = _CLUSTERS[picked]
     tflops = rng.choice(rates)
-    cluster = Cluster(f"{nodes}x8 {gpu}", nodes, 8, node, net, tflops * 1e12)
-    shape = rng.choice(_SHAPES)
+    shape = rng.randrange(len(_SHAPES))
     batch = rng.choice(_BATCHES)
     budget = rng.choice(_BUDGETS_GB)
-    times = [
+    cluster, times = _scenario_times(picked, tflops, shape, batch, pp_sizes)
+    info = {"nodes": nodes, "gpu": gpu, "nic": nic, "tflops": tflops}
+    return cluster, _SHAPES[shape], batch, budget * 1e9, list(times), info
+
+
+@functools.cache
+def _scenario_times(cluster_index, tflops, shape_index, batch, pp_sizes):
+    # The scenarios are few (clusters x rates x shapes x batches, ~72) and pricing one's
+    # layouts with NCCL's model takes ~20 ms: an exam start that draws the question would pay
+    # it every time. Priced once per process instead.
+    nodes, gpu, _, node, net, _ = _CLUSTERS[cluster_index]
+    cluster = Cluster(f"{nodes}x8 {gpu}", nodes, 8, node, net, tflops * 1e12)
+    shape = _SHAPES[shape_index]
+    times = tuple(
         step_time(x, cluster, shape, batch)
         for x in layouts(cluster, shape, batch)
         if pp_sizes is None or x.pp in pp_sizes
-    ]
-    info = {"nodes": nodes, "gpu": gpu, "nic": nic, "tflops": tflops}
-    return cluster, shape, batch, budget * 1e9, times, info
+    )
+    return cluster, times
 
 
 @generator("choose_parallel_layout")
