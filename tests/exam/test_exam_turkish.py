@@ -123,6 +123,7 @@ TURKISH = {
     ),
     "Right.": "Doğru.",
     "Put p = 4 into 2(p-1)/p.": "2(p-1)/p ifadesinde p = 4 alın.",
+    "all-reduce": "all-reduce | tümüyle indirgeme",  # a text question's accepted answers
 }
 PROMPTS_TR = set(TURKISH.values())
 
