@@ -270,6 +270,24 @@ def _system_params(preset_name: str, size: int, collective: str) -> dict:
     }
 
 
+# The algorithm choices' situations are few (presets x sizes, 66 per collective); each is priced
+# once per process, so that drawing the question costs microseconds, not the milliseconds of
+# the models (an exam start draws it, and redraws it while it coincides with a printed one).
+@functools.cache
+def _nccl_prediction(collective: str, size: int, preset_name: str):
+    from nccl_course.cost.nccl import predict
+
+    return predict(collective, size, preset_name)
+
+
+@functools.cache
+def _textbook_times(collective: str, preset_name: str, size: int) -> tuple:
+    return tuple(
+        (algo, float(sweep_times(collective, algo, [size], preset_name)[0][0]))
+        for algo in algorithms_for(collective, preset_name)
+    )
+
+
 @generator("choose_nccl_algorithm")
 def choose_nccl_algorithm(
     rng: random.Random,
@@ -283,12 +301,10 @@ def choose_nccl_algorithm(
 
     Params: preset, description, ranks, size, collective, tol; each option: algo, us (and
     slower, best, best_us for a slower one; channels for the answer)."""
-    from nccl_course.cost.nccl import predict
-
     for _ in range(100):
         preset_name = rng.choice(_ALGO_PRESETS)
         size = rng.choice(_ALGO_SIZES)
-        prediction = predict(collective, size, preset_name)
+        prediction = _nccl_prediction(collective, size, preset_name)
         times = {name: us * 1e-6 for name, us in prediction.candidates.items() if us >= 0}
         unavailable = [n for n, us in prediction.candidates.items() if us < 0]
         options = _algorithm_options(
@@ -328,10 +344,7 @@ def choose_textbook_algorithm(
     for _ in range(100):
         preset_name = rng.choice(_ALGO_PRESETS)
         size = rng.choice(_ALGO_SIZES)
-        times = {
-            algo: float(sweep_times(collective, algo, [size], preset_name)[0][0])
-            for algo in algorithms_for(collective, preset_name)
-        }
+        times = dict(_textbook_times(collective, preset_name, size))
         options = _algorithm_options(
             rng, times, [], tolerance, distractors, (CODE_TEXT, TEXTBOOK_BEST, TEXTBOOK_SLOW, None)
         )
