@@ -49,3 +49,13 @@ def test_valid_failed_and_revoked_in_turkish(client, learner, attempt_keys):
     english, turkish = verdicts(client, credential)
     assert english["revoked"] is turkish["revoked"] is True
     assert "revoked: bit" in english["reason"] and "iptal edildi: " in turkish["reason"]
+
+
+def test_a_document_that_is_no_credential_is_refused_in_turkish(client):
+    english, turkish = verdicts(client, {"credential": {"name": "not a credential"}})
+    assert english["reason"].startswith("issuer: the credential names no issuer")
+    assert turkish["reason"].startswith(f"{TR('issuer')}: ") and not is_english(turkish["reason"])
+    refused = client.post("/exam/api/verify?lang=tr", json={"credential": "text"})
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == TR("'credential' must be the credential, a JSON object")
+    assert not is_english(refused.json()["detail"])

@@ -26,17 +26,19 @@ def check_schema(credential: dict, loader: OfflineDocumentLoader) -> str:
         raise CheckFailed(str(exc)) from None
     for name in ("@context", "type", "issuer", "credentialSubject"):
         if name not in credential:
-            raise CheckFailed(f"required property {name!r} is missing")
+            raise CheckFailed(Message(N_("required property '{name}' is missing"), name=name))
     types = as_list(credential["type"])
     if "VerifiableCredential" not in types:
-        raise CheckFailed(f"type {short(types)} does not include 'VerifiableCredential'")
+        raise CheckFailed(
+            Message(N_("type {types} does not include 'VerifiableCredential'"), types=short(types))
+        )
     subjects = as_list(credential["credentialSubject"])
     if not subjects or not all(isinstance(s, dict) and s for s in subjects):
         raise CheckFailed("credentialSubject must be a non-empty object")
     if "id" in credential and not is_uri(credential["id"]):
         raise CheckFailed(f"id {short(credential['id'])} is not a URL")
     if "proof" not in credential:
-        raise CheckFailed("the credential has no proof (it is not signed)")
+        raise CheckFailed(Message(N_("the credential has no proof (it is not signed)")))
     for entry in as_list(credential.get("credentialStatus")):
         _check_status_entry(entry)
     if OB_TYPES & set(types):

@@ -41,7 +41,9 @@ def check_issuer(credential: dict, trusted: frozenset[str] | None) -> str:
     """Check 1: the stated issuer is one of ``trusted``; ``None``: not pinned, not checked."""
     stated = issuer_id(credential)
     if not is_uri(stated):
-        raise CheckFailed(f"the credential names no issuer (issuer is {short(stated)})")
+        raise CheckFailed(
+            Message(N_("the credential names no issuer (issuer is {issuer})"), issuer=short(stated))
+        )
     if trusted is None:
         raise NotChecked(
             f"issuer {stated} is not pinned (no trusted issuer was given), so who issued this "

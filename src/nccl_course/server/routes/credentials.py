@@ -103,16 +103,18 @@ def credential_to_verify(data: bytes, service) -> tuple[dict, bytes]:
     ``{"credential": {...}}``, or ``{"id": "urn:uuid:..."}`` for one this server issued."""
     body = parse_body(data, VERIFY_BODY)
     if not isinstance(body, dict):
-        raise Invalid("not_a_credential", "send a credential: a JSON object")
+        raise Invalid("not_a_credential", N_("send a credential: a JSON object"))
     if "credential" in body and "@context" not in body:
         credential = body["credential"]
         if not isinstance(credential, dict):
-            raise Invalid("not_a_credential", "'credential' must be the credential, a JSON object")
+            raise Invalid(
+                "not_a_credential", N_("'credential' must be the credential, a JSON object")
+            )
         return credential, json.dumps(credential, ensure_ascii=False).encode("utf-8")
     if set(body) == {"id"}:
         credential_id = body["id"]
         if not isinstance(credential_id, str) or not 0 < len(credential_id) <= 200:
-            raise Invalid("bad_id", "'id' must be a credential id such as urn:uuid:...")
+            raise Invalid("bad_id", N_("'id' must be a credential id such as urn:uuid:..."))
         credential = service.credentials.stored(credential_id)
         return credential, json.dumps(credential, ensure_ascii=False).encode("utf-8")
     return body, data
@@ -145,7 +147,11 @@ async def verify(
     credential, text, plan = await run_in_threadpool(plan_verification, data, service)
     raw = await verifier.run("verify", text, plan.options)
     if "format_error" in raw:
-        raise Invalid("malformed_credential", f"malformed credential: {raw['format_error']}")
+        raise Invalid(
+            "malformed_credential",
+            N_("malformed credential: {error}"),
+            error=raw["format_error"],
+        )
     tr = translator(language, getattr(request.app.state.settings, "locale_dir", None))
     concluded = service.desk.conclude(plan, raw)
     result = {**localized_result(concluded, tr), "revoked": is_revoked(concluded)}
