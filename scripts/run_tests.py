@@ -26,7 +26,10 @@ NO_TESTS = 5
 
 
 def pytest_command(jobs: int, marks: str, extra: list[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-n", str(jobs), "-m", marks, *extra]
+    # worksteal: a worker that runs out of tests takes queued ones from the other, so one long
+    # test (a crawl of every page) does not leave a worker idle at the end of a phase.
+    spread = ["--dist", "worksteal"] if jobs > 0 else []
+    return [sys.executable, "-m", "pytest", "-n", str(jobs), *spread, "-m", marks, *extra]
 
 
 def main() -> int:
