@@ -15,6 +15,7 @@ the exam's fresh draws are those of a single-choice question).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from nccl_course.quiz import generators as _generators
@@ -78,7 +79,9 @@ class GeneratedChoiceQuestion(Question):
         params = {k: tr(v) for k, v in drawn.params.items()}
 
         def fill(text: str, values: dict = params) -> str:
-            return fill_placeholders(text, values, self.language)
+            if not text or "{{" not in text:
+                return text
+            return _filled(text, tuple(values.items()), self.language)
 
         inst = QuestionInstance(
             question=self,
@@ -98,6 +101,14 @@ class GeneratedChoiceQuestion(Question):
                 Choice(fill(tr(option.text), own), option.correct, fill(tr(option.feedback), own))
             )
         return inst
+
+
+@functools.lru_cache(maxsize=16384)
+def _filled(text: str, values: tuple, language: str) -> str:
+    # A choose question's situations and options are few (the generators draw from short
+    # lists), and the exam redraws such a question while it coincides with a printed one: the
+    # same option texts and feedback are filled again and again with the same numbers.
+    return fill_placeholders(text, dict(values), language)
 
 
 def misplaced_keys(raw: dict) -> list[str]:
