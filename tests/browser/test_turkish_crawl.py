@@ -127,6 +127,16 @@ def test_no_english_sentence_on_a_turkish_screen(browser, server, built_book, tm
     page.route("**/*", offline)
     found: dict[str, list[str]] = {}
     screens = 0
+    # What a reader's console and network tab would show as a problem on each Turkish page
+    # (tests/browser/test_every_page.py checks the English pages the same way).
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))
+    page.on(
+        "response",
+        lambda r: r.status >= 400 and problems.append(f"http {r.status}: {r.url}"),
+    )
+    problems_by_page: dict[str, list[str]] = {}
 
     def read(screen: str) -> None:
         nonlocal screens
@@ -137,6 +147,7 @@ def test_no_english_sentence_on_a_turkish_screen(browser, server, built_book, tm
             found[screen] = english
 
     for rel in edition_pages(built_book):
+        problems.clear()
         response = page.goto(f"{server.url}/tr/{rel}")
         assert response is not None and response.ok, rel
         assert page.locator("html").get_attribute("lang") == "tr", rel
@@ -145,6 +156,8 @@ def test_no_english_sentence_on_a_turkish_screen(browser, server, built_book, tm
             lab_done.first.check()  # its note appears
         page.wait_for_load_state("load")
         read(rel)
+        if problems:
+            problems_by_page[rel] = list(problems)
         if rel == PROGRESS:  # its columns and the lab checkbox, named as the page shows them
             shown = page.locator("article").inner_text()
             named = [t for t in ("Visited", "Practice quiz", "Mark this lab done") if t in shown]
@@ -192,6 +205,9 @@ def test_no_english_sentence_on_a_turkish_screen(browser, server, built_book, tm
     context.close()
 
     assert external == [], external
+    assert problems_by_page == {}, "problems on Turkish pages:\n" + "\n".join(
+        f"{rel}: {items}" for rel, items in problems_by_page.items()
+    )
     count = sum(len(s) for s in found.values())
     listing = "\n".join(f"{screen}:\n  " + "\n  ".join(s) for screen, s in found.items())
     assert not found, f"{count} English sentences on {len(found)} of {screens} screens:\n{listing}"
