@@ -41,7 +41,7 @@ READINGS: dict[str, str] = {
     "AWS": "a-ve-se",
     "CDN": "ce-de-ne",
     "CNP": "ce-ne-pe",
-    "CPU": "se-pe-u",
+    "CPU": "ce-pe-u",
     "CTA": "ce-te-a",
     "DCQCN": "de-ce-kü-ce-ne",
     "DDP": "de-de-pe",
