@@ -25,25 +25,30 @@ def book_pages(html_root: Path) -> list[str]:
     return sorted(pages)
 
 
+# The visits' chromium resolves no host name but 127.0.0.1's, so a request beyond this machine
+# fails at once; it is recorded as "external" when it starts. (Blocking through Playwright's
+# request routing would also turn the browser's cache off, and every page would load and
+# compile the site's scripts anew.)
+OFFLINE_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+LOCAL = ("http://127.0.0.1", "data:", "blob:", "about:")
+
+
 class ProblemRecorder:
     """Records, for one browser page, what a reader's console and network tab would show as a
     problem: console errors, uncaught exceptions, responses >= 400, requests that failed, and
-    requests to anything but 127.0.0.1 (blocked)."""
+    requests to anything but 127.0.0.1 (which fail: ``OFFLINE_ARGS``)."""
 
     def __init__(self, page):
         self.problems: list[tuple[str, str]] = []  # (kind, detail)
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(("pageerror", str(error))))
+        page.on("request", self._request)
         page.on("response", self._response)
         page.on("requestfailed", self._failed)
 
-    async def route(self, route):
-        url = route.request.url
-        if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
-            await route.continue_()
-        else:
-            self.problems.append(("external", url))
-            await route.abort()
+    def _request(self, request):
+        if not request.url.startswith(LOCAL):
+            self.problems.append(("external", request.url))
 
     def _console(self, msg):
         if msg.type == "error":
@@ -59,19 +64,19 @@ class ProblemRecorder:
             self.problems.append(("requestfailed", f"{request.url} ({request.failure})"))
 
 
-async def visit(browser, url: str) -> list[tuple[str, str]]:
-    """Open ``url`` in a fresh context, let its scripts settle, return the problems seen."""
-    context = await browser.new_context()
+async def visit(context, url: str) -> list[tuple[str, str]]:
+    """Open ``url`` in a new tab of ``context``, let its scripts settle, return the problems
+    seen. The tabs of a context share its cache, as a reader's tabs do: a script or font that
+    fails fails on the first page that loads it."""
+    page = await context.new_page()
     try:
-        page = await context.new_page()
         recorder = ProblemRecorder(page)
-        await page.route("**/*", recorder.route)
         await page.goto(url, wait_until="load", timeout=60_000)
         await page.wait_for_load_state("networkidle", timeout=60_000)
         await page.wait_for_timeout(300)  # late callbacks (MathJax, widget views) report here
         return recorder.problems
     finally:
-        await context.close()
+        await page.close()
 
 
 # Pages open this many at a time: most of a visit is waiting for the network to go idle, which
@@ -93,13 +98,20 @@ def visit_all(urls: list[str]) -> dict[str, list[tuple[str, str]]]:
     from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
     async def run() -> dict[str, list[tuple[str, str]]]:
-        gate = asyncio.Semaphore(AT_ONCE)
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = await pw.chromium.launch(
+                executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *OFFLINE_ARGS]
+            )
+            free: asyncio.Queue = asyncio.Queue()
+            for _ in range(AT_ONCE):  # one context (one cache) per page open at a time
+                free.put_nowait(await browser.new_context())
 
             async def one(url: str) -> list[tuple[str, str]]:
-                async with gate:
-                    return await visit(browser, url)
+                context = await free.get()
+                try:
+                    return await visit(context, url)
+                finally:
+                    free.put_nowait(context)
 
             found = await asyncio.gather(*(one(url) for url in urls))
             await browser.close()
@@ -154,3 +166,33 @@ def test_the_favicon_is_served(book_url, browser):
         assert response.text().lstrip().startswith("<svg")
     finally:
         context.close()
+
+
+def test_the_visit_catches_a_load_from_elsewhere_and_a_missing_file(tmp_path):
+    """The checks above can fail: a page that loads a script from another host and an image
+    that is not there is reported with both problems."""
+    import functools
+    import http.server
+    import threading
+
+    (tmp_path / "page.html").write_text(
+        "<!doctype html><html><head><script src='https://cdn.example.org/lib.js'></script>"
+        "</head><body><img src='missing.png' alt='x'></body></html>"
+    )
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/page.html"
+        kinds = {kind: detail for kind, detail in visit_all([url])[url]}
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert kinds.get("external") == "https://cdn.example.org/lib.js", kinds
+    assert kinds.get("http 404", "").endswith("/missing.png"), kinds
