@@ -12,16 +12,15 @@ and the exam pages), and one ``page.evaluate`` per screen."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import httpx
 import pytest
 
 from nccl_course.book.language_switch import AUTHORS, author_line
-from nccl_course.certs import Issuer
 from nccl_course.i18n.english_text import allowed_sentences, english_sentences
 from tests.browser.test_exam_flow import answer, stored_keys
+from tests.browser.test_verify_page import foreign_credential
 from tests.exam.conftest import Learner
 from tests.support.exam_credentials import passed_attempt
 from tests.support.server_process import ServerProcess
@@ -78,19 +77,6 @@ def edition_pages(book: Path) -> list[str]:
         pytest.fail("the Turkish edition is not built: run 'make book'")
     pages.remove(PROGRESS)
     return [*pages, PROGRESS]
-
-
-def foreign_credential(folder: Path) -> dict:
-    issuer = Issuer.load_or_create(
-        folder, "did:web:course.example.org", "nccl-course", "https://course.example.org/verify"
-    )
-    return issuer.issue(
-        learner_name="Mallory Claims",
-        learner_email="mallory@example.org",
-        exam_id="test-exam",
-        score=1.0,
-        passed_at=datetime(2026, 3, 14, tzinfo=timezone.utc),
-    )
 
 
 @pytest.fixture(scope="module")

@@ -83,15 +83,7 @@ class GeneratedChoiceQuestion(Question):
                 return text
             return _filled(text, tuple(values.items()), self.language)
 
-        inst = QuestionInstance(
-            question=self,
-            seed=int(seed),
-            params=params,
-            prompt=fill(self.prompt),
-            explanation=fill(self.explanation),
-            feedback_correct=fill(self.feedback_correct),
-            feedback_incorrect=fill(self.feedback_incorrect),
-        )
+        inst = self.new_instance(seed, params, fill)
         order = list(range(len(drawn.options)))
         rng.shuffle(order)
         for i in order:

@@ -106,6 +106,19 @@ class Question:
         # A str seed is hashed with SHA-512 by random.Random: the same on every machine and run.
         return random.Random(f"{self.uid}#{int(seed)}")
 
+    def new_instance(self, seed: int, params: dict, fill) -> QuestionInstance:
+        """An instance for ``seed`` with ``params``, its prompt, explanation and feedback filled
+        by ``fill`` (text -> text); the kind's own parts are added by the caller."""
+        return QuestionInstance(
+            question=self,
+            seed=int(seed),
+            params=params,
+            prompt=fill(self.prompt),
+            explanation=fill(self.explanation),
+            feedback_correct=fill(self.feedback_correct),
+            feedback_incorrect=fill(self.feedback_incorrect),
+        )
+
     def instantiate(self, seed: int = 0) -> QuestionInstance:
         """Draw this question for ``seed``: parameters, answer, and the order things are shown."""
         rng = self.rng(seed)
@@ -133,15 +146,7 @@ class Question:
         def fill(text: str) -> str:
             return fill_placeholders(text, params, self.language)
 
-        inst = QuestionInstance(
-            question=self,
-            seed=int(seed),
-            params=params,
-            prompt=fill(self.prompt),
-            explanation=fill(self.explanation),
-            feedback_correct=fill(self.feedback_correct),
-            feedback_incorrect=fill(self.feedback_incorrect),
-        )
+        inst = self.new_instance(seed, params, fill)
         if self.type in ("single", "multiple"):
             order = list(range(len(self.choices)))
             if self.shuffle:
