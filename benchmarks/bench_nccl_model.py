@@ -1,4 +1,5 @@
-"""Time NCCL's model over 50 sizes x every collective it prices x every preset (target < 1 s).
+"""Time NCCL's model over 50 sizes x every collective it prices (the tuner's five and
+all_to_all) x every preset (target < 1 s).
 
 Run: PYTHONPATH=src python benchmarks/bench_nccl_model.py [--repeat 5]
 """
@@ -11,14 +12,14 @@ import time
 
 from nccl_course.cost import PRESETS
 from nccl_course.cost.nccl import predict
-from nccl_course.cost.nccl.tables import COURSE_TO_FUNCTION
+from nccl_course.cost.nccl.estimate import PRICED_COLLECTIVES
 
 
 def sweep() -> int:
     sizes = [int(8 * 2 ** (i * 31 / 49)) for i in range(50)]  # 8 B .. 16 GiB
     n = 0
     for preset in PRESETS:
-        for collective in COURSE_TO_FUNCTION:
+        for collective in PRICED_COLLECTIVES:
             for size in sizes:
                 predict(collective, size, preset)
                 n += 1

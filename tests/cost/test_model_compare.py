@@ -249,8 +249,8 @@ def test_malformed_inputs_are_refused_in_one_line(tmp_path, capsys):
         capsys, "--compare", str(_write(tmp_path, cut, "cut.txt")), "--preset", "h100-nvlink"
     )
     assert "cut.txt line 11: a row of 6 columns where the column header on line 2 has 13" in message
-    message = _refused(capsys, "all_to_all", "--compare", str(ALL_GATHER), "--preset", "b200-nvls")
-    assert "measured all_to_all, which NCCL's tuner model does not price" in message
+    message = _refused(capsys, "scatter", "--compare", str(ALL_GATHER), "--preset", "b200-nvls")
+    assert "measured scatter, which NCCL's model does not price" in message
     broken = _write(tmp_path, '{"collective": "all_reduce", "nranks": 8, "rows": [', "b.json")
     assert _refused(capsys, "--compare", str(broken)).startswith(
         f"error: {broken} is malformed JSON"

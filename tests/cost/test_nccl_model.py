@@ -97,9 +97,9 @@ def test_overrides_per_collective_exclusions_and_errors():
         predict("all_reduce", MiB, "h200-nvls", algo="allreduse:ring")
 
 
-def test_all_to_all_is_refused_clearly():
+def test_send_recv_is_refused_clearly():
     with pytest.raises(ValueError, match="point-to-point"):
-        predict("all_to_all", MiB, "h200-nvls")
+        predict("send_recv", MiB, "h200-nvls")
 
 
 def test_published_tuning_rows_reproduced():

@@ -304,6 +304,10 @@ def _run_nccl(args) -> int:
     print(f"  time       {pred.time_s * 1e6:12.2f} us")
     print(f"  algbw      {pred.algbw_GBps:12.2f} GB/s")
     print(f"  busbw      {pred.busbw_GBps:12.2f} GB/s")
+    if pred.algorithm == "P2P":
+        # grouped sends and receives: NCCL's tuner has no table to choose from
+        print(f"NCCL runs {pred.collective} as grouped sends and receives, without its tuner")
+        return 0
     print("candidates (us, -1: disabled), laid out as NCCL_DEBUG_SUBSYS=TUNING prints:")
     algorithms = release(pred.nccl_version).algorithms
     print(candidates_table(function_name(args.collective), pred.candidates, algorithms))

@@ -216,16 +216,13 @@ def compare(
 def _check_priceable(m: Measurement) -> None:
     """ValueError for a measurement NCCL's model cannot price: a collective its tuner never
     sees, or one rank."""
-    from nccl_course.cost.nccl import function_name
-    from nccl_course.cost.nccl.tables import COURSE_TO_FUNCTION
+    from nccl_course.cost.nccl.estimate import PRICED_COLLECTIVES
 
-    try:
-        function_name(m.collective)
-    except ValueError:
+    if m.collective not in PRICED_COLLECTIVES:
         raise ValueError(
-            f"{m.path} measured {m.collective}, which NCCL's tuner model does not price (NCCL "
-            "runs all_to_all, send_recv, gather and scatter as grouped sends and receives, "
-            f"chosen without the tuner); --compare covers {', '.join(COURSE_TO_FUNCTION)}"
+            f"{m.path} measured {m.collective}, which NCCL's model does not price (NCCL runs "
+            "send_recv, gather and scatter as grouped sends and receives, chosen without the "
+            f"tuner); --compare covers {', '.join(PRICED_COLLECTIVES)}"
         ) from None
     if m.ranks < 2:
         raise ValueError(

@@ -8,9 +8,10 @@ same constants, graphs and rules (see :mod:`~nccl_course.cost.nccl.tuner` and
 choose well, not to predict well; compare them with measurements in
 :mod:`nccl_course.cost.published`.
 
-all_to_all, send_recv, gather and scatter are not priced: NCCL runs them as grouped
-point-to-point sends and receives, which its tuner does not model (it only covers the five
-functions in ``tables.FUNCTIONS``); :func:`predict` refuses them with a ValueError.
+all_to_all is not a function of NCCL's tuner: NCCL runs it as grouped point-to-point sends and
+receives, chosen without the tuner. :func:`predict` prices it with the course's model of how
+NCCL runs those (:mod:`~nccl_course.cost.nccl.p2p`: algorithm "P2P", protocol LL or Simple);
+send_recv, gather and scatter are not priced and raise a ValueError.
 
 ``nccl_version`` prices with an older release's tuner rules
 (:mod:`~nccl_course.cost.nccl.releases`: 2.22.3, 2.21.5, 2.20.5, 2.20.3) on the graphs of the
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from nccl_course.cost.busbw import busbw_factor
+from nccl_course.cost.nccl import p2p
 from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.call_cost import DEFAULT_HARNESS, call_cost
 from nccl_course.cost.nccl.call_cost import harness as get_harness
@@ -72,8 +74,17 @@ class NcclPrediction:
         return asdict(self)
 
 
+#: The collective :func:`predict` prices as grouped sends and receives
+#: (:mod:`~nccl_course.cost.nccl.p2p`), beside the tuner's functions.
+P2P_COLLECTIVES = ("all_to_all",)
+
+#: Every collective :func:`predict` prices: the tuner's five, then all_to_all.
+PRICED_COLLECTIVES = (*T.COURSE_TO_FUNCTION, *P2P_COLLECTIVES)
+
+
 def function_name(collective: str) -> str:
-    """NCCL's function for a course collective name; ValueError for what its tuner never sees."""
+    """NCCL's tuner function for a course collective name; ValueError for what its tuner never
+    sees (all_to_all included: :func:`predict` prices it without the tuner)."""
     try:
         return T.COURSE_TO_FUNCTION[collective]
     except KeyError:
@@ -81,7 +92,8 @@ def function_name(collective: str) -> str:
             f"NCCL's tuner does not price {collective!r}: it covers "
             f"{', '.join(T.COURSE_TO_FUNCTION)}; NCCL runs all_to_all, send_recv, gather and "
             "scatter as grouped point-to-point operations (ncclSend/ncclRecv), chosen without "
-            "the tuner. Use the textbook model (without --nccl) for those."
+            "the tuner. predict() prices all_to_all with the course's model of those; use the "
+            "textbook model (without --nccl) for send_recv, gather and scatter."
         ) from None
 
 
@@ -159,12 +171,17 @@ def predict(
     harness: str | None = None,
 ) -> NcclPrediction:
     """NCCL's pick and time for ``collective`` of ``size_bytes`` (nccl-tests' size, which is
-    NCCL's nBytes for these five collectives) on ``preset``. ``algo`` / ``proto``: NCCL_ALGO /
+    NCCL's nBytes for the tuner's five collectives; for all_to_all every rank's whole send
+    buffer) on ``preset``. ``algo`` / ``proto``: NCCL_ALGO /
     NCCL_PROTO strings ("ring", "allreduce:tree", "^NVLS"). Raises NcclInvalidUsage (a
     ValueError) with NCCL's message for a bad string or one that leaves no algorithm.
     ``nccl_version``: price with that release's tuner (default 2.30.7; see the module doc).
     ``harness``: who times the call, for the call's cost (default nccl-tests, one process per
     GPU; :data:`~nccl_course.cost.nccl.call_cost.HARNESSES`)."""
+    if collective in P2P_COLLECTIVES:
+        return _predict_p2p(
+            collective, size_bytes, preset, ranks, algo, proto, nccl_version, harness
+        )
     function = function_name(collective)
     if size_bytes < 0:
         raise ValueError(f"size must be non-negative, got {size_bytes}")
@@ -204,6 +221,65 @@ def predict(
         algbw_GBps=algbw,
         busbw_GBps=busbw,
         candidates=choice.candidates,
+        nccl_version=version,
+        harness=harness,
+        call_time_s=call_seconds,
+        call_algbw_GBps=call_algbw,
+        call_busbw_GBps=call_busbw,
+        call_terms_us=asdict(cost),
+    )
+
+
+def _predict_p2p(collective, size_bytes, preset, ranks, algo, proto, nccl_version, harness):
+    """:func:`predict` for all_to_all: the plan of :func:`nccl_course.cost.nccl.p2p.plan` and the
+    call's cost on top, as for the tuner's collectives. ``candidates`` holds the one way NCCL
+    runs it."""
+    if algo or proto:
+        raise NcclInvalidUsage(
+            f"NCCL_ALGO and NCCL_PROTO choose among the tuner's algorithms; {collective} runs as "
+            "grouped sends and receives (LL or Simple by size), which they do not change: "
+            "drop --algo / --proto"
+        )
+    version = release(nccl_version).version if nccl_version else CURRENT.version
+    if version != CURRENT.version:
+        raise ValueError(
+            f"{collective} is modelled from NCCL {CURRENT.version}'s point-to-point rules only; "
+            "drop the NCCL version"
+        )
+    preset = get_preset(preset)
+    system = system_for(preset, ranks)
+    harness = get_harness(harness).name
+    run = p2p.plan(system, int(size_bytes))
+    cost = call_cost(
+        n_bytes=int(size_bytes),
+        protocol=run.protocol,
+        channels=run.channels,
+        latency_us=run.latency_us,
+        estimate_us=run.estimate_us,
+        nodes=system.nodes,
+        harness_name=harness,
+        network_name=preset.network,
+        calibration=preset.calibration,
+    )
+    factor = busbw_factor(collective, system.ranks)
+    seconds = run.estimate_us * 1e-6
+    algbw, busbw = _bandwidths(size_bytes, seconds, factor)
+    call_seconds = cost.total_us * 1e-6
+    call_algbw, call_busbw = _bandwidths(size_bytes, call_seconds, factor)
+    return NcclPrediction(
+        collective=collective,
+        preset=preset.name,
+        ranks=system.ranks,
+        nodes=system.nodes,
+        size_bytes=int(size_bytes),
+        algorithm="P2P",
+        protocol=run.protocol,
+        channels=run.channels,
+        threads=T.MAX_NTHREADS,
+        time_s=seconds,
+        algbw_GBps=algbw,
+        busbw_GBps=busbw,
+        candidates={f"P2P/{run.protocol}": run.estimate_us},
         nccl_version=version,
         harness=harness,
         call_time_s=call_seconds,
