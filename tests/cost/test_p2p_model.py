@@ -8,12 +8,18 @@ from pathlib import Path
 import pytest
 
 from nccl_course.cli import main
+from nccl_course.cost.measured import read_measurement
+from nccl_course.cost.measured.comparison import compare
 from nccl_course.cost.nccl import NcclInvalidUsage, predict, system_for
 from nccl_course.cost.nccl.p2p import p2p_channels, plan
 
 MiB = 1024**2
 GiB = 1024**3
-ALL_GATHER = Path(__file__).parent / "nccl_tests_output" / "all_gather_16xB200_dranet.txt"
+DATA = Path(__file__).parent / "nccl_tests_output"
+ALL_GATHER = DATA / "all_gather_16xB200_dranet.txt"
+# published alltoall_perf runs (xxrjun/nccl-tests-cluster, see nccl_tests_output/README.md)
+ONE_NODE = DATA / "alltoall_8xH100_nccl_tests_cluster.txt"
+TEN_NODES = DATA / "alltoall_80xH100_nccl_tests_cluster.txt"
 
 
 def test_eight_h100_on_nvlink_by_hand():
@@ -92,3 +98,27 @@ def test_compare_prices_a_text_named_all_to_all(capsys):
     argv = ["model", "all_to_all", "--compare", str(ALL_GATHER), "--preset", "a4-2node"]
     assert main(argv) == 0
     assert "P2P" in capsys.readouterr().out
+
+
+def test_compare_prices_published_alltoall_runs():
+    # 8 H100 on NVLink: every row priced as NCCL runs it, the error from predict() itself
+    one = compare(read_measurement(ONE_NODE), "h100-nvls")
+    assert one.measurement.collective == "all_to_all" and one.measurement.ranks == 8
+    assert {(r.algorithm, r.protocol) for r in one.rows} == {("P2P", "Simple")}
+    row = next(r for r in one.rows if r.size == 16 * GiB)
+    p = predict("all_to_all", 16 * GiB, "h100-nvls", ranks=8)
+    assert row.model_time_us == pytest.approx(p.call_time_s * 1e6)
+    assert row.measured_time_us == 43193.3
+    assert row.error == pytest.approx(p.call_busbw_GBps / (16 * GiB / 43193.3e-6 / 1e9 * 7 / 8) - 1)
+    # 10 nodes x 8 H100, the network path decides: both runs within 15 % over all sizes
+    ten = compare(read_measurement(TEN_NODES), "ib-ndr-4node")
+    assert ten.measurement.ranks == 80 and ten.rows[0].channels == 16
+    for result in (one, ten):
+        assert result.medians["all sizes"] < 0.15
+
+
+def test_cli_compares_a_published_alltoall_run(capsys):
+    argv = ["model", "--compare", str(ONE_NODE), "--preset", "h100-nvls"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("all_to_all on 8 ranks") and "P2P/Simple x28" in out

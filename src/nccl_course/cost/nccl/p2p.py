@@ -2,8 +2,10 @@
 
 NCCL has no all-to-all algorithm and its tuner never prices one. nccl-tests' ``alltoall_perf``
 (src/alltoall.cu) issues, between ``ncclGroupStart`` and ``ncclGroupEnd``, one ``ncclSend`` and
-one ``ncclRecv`` of ``size / n`` bytes to and from every rank, itself included. NCCL turns the
-group into one kernel of point-to-point work (src/enqueue.cc, ``scheduleP2pTasksToPlan`` and
+one ``ncclRecv`` of ``size / n`` bytes to and from every rank, itself included (from NCCL 2.28
+it calls ``ncclAlltoAll``, which NCCL turns into the same sends and receives: src/enqueue.cc,
+``ncclFuncAlltoAll`` in ``taskAppend``). NCCL turns the group into one kernel of point-to-point
+work (src/enqueue.cc, ``scheduleP2pTasksToPlan`` and
 ``addP2pToPlan``), and this module follows its rules:
 
 * **Channels.** ``p2pnChannels`` is the communicator's channels rounded up to a power of two
