@@ -193,3 +193,47 @@ SOURCE_PCIE_P2P = (
     "nvidia-smi topo -p2p p). This preset assumes P2P on and all 8 GPUs behind PCIe switches; "
     "GPUs on CPU root ports across sockets (SYS) go through the CPU, which it does not model"
 )
+SOURCE_A100_PCIE = (
+    "NVIDIA A100 PCIe 40GB: Ampere, compute capability 8.0, PCIe Gen4 x16, no NVLink bridge in "
+    "this box (https://www.nvidia.com/en-us/data-center/a100/, "
+    "https://developer.nvidia.com/cuda-gpus)"
+)
+SOURCE_XEON_2SOCKET = (
+    "The 4x A100 PCIe box of xyxxxxx/panoramic (machine sm02 of "
+    "https://github.com/xyxxxxx/panoramic/blob/88aa6b5a914e0ca964671dbee0ed05eec5f50628/docs/ml/dl/hardware-platform.md): "
+    "nvidia-smi topo prints every GPU pair SYS, GPUs 0-1 on NUMA node 0 and 2-3 on node 1, 10 "
+    "cores (20 threads) per node, and the GPUs at PCI buses 0x18, 0x3b, 0x86 and 0xaf, one "
+    "behind each of the root ports at buses 0x17, 0x3a, 0x85 and 0xae that Intel Xeon Scalable "
+    "CPUs (Skylake-SP, Cascade Lake) number their PCIe 3.0 root complexes with. This preset "
+    "takes that host: NCCL's Skylake class (CPUID model 0x55 and later, up to Ice Lake) and "
+    "PCIe Gen3 x16 links (NCCL takes the slower of the GPU's and its port's speed, "
+    "src/graph/xml.cc lines 682-688); the same page's p2pBandwidthLatencyTest, 10.7-11.4 GB/s "
+    "one way through host memory, fits a Gen3 link. A Gen4 host of the same class prices the "
+    "same: the link between the sockets, not PCIe, sets the rings' speed"
+)
+SOURCE_L40S_NODE = (
+    "The 2 x 2 L40S run of schmaustech/nvidia-tools-image ('NCCL Test Example' of "
+    "https://github.com/schmaustech/nvidia-tools-image/blob/fa99fe108d41496a40e20d7530f03636592899f6/README.md): in each "
+    "node the L40S are at PCI buses 0x61 and 0xe1 and NCCL is given 2 RDMA devices, mlx5_2 and "
+    "mlx5_8, which the page's mst listing shows as SR-IOV functions 37:00.1 and 37:00.7 of one "
+    "single-port ConnectX-7 (MCX715105AS-WEAT: 400GbE, PCIe 5.0 x16) on NUMA node 0. Buses "
+    "0x61 and 0xe1 under root buses 0x60 and 0xe0 are the numbering of a two-socket AMD EPYC "
+    "host (0x00-0x7f on the first socket, 0x80-0xff on the second); this preset takes that "
+    "host, one GPU per socket on its own root port and the NIC on the first socket, which the "
+    "page does not print. The VFs report their port's 400 Gb/s, so NCCL counts 2 NICs of 50 GB/s "
+    "although they share one port"
+)
+SOURCE_NCCL_SOCKETS = (
+    "NCCL 2.30.7 (and 2.27.3, the same rules) on GPUs and NICs behind CPUs: PCIe peer-to-peer "
+    "only up to PXB (behind PCIe switches), or up to SYS on AMD x86 hosts with at most 2 GPUs "
+    "(ncclTopoCheckP2p, src/graph/paths.cc lines 355-368); otherwise GPU-to-GPU traffic goes "
+    "through the CPU's memory, the SHM transport (lines 762-792). GPUDirect RDMA only up to "
+    "NCCL_NET_GDR_LEVEL = PXB (ncclTopoCheckGdr, lines 510-535), so a NIC on a CPU root port "
+    "sends and receives through host buffers (lines 844-855). The link between two sockets "
+    "counts 10 GB/s on Skylake-class Intel CPUs, 22 on Sapphire Rapids, 40 on Emerald Rapids, "
+    "6 on older ones, 16 on AMD (src/graph/topo.h lines 26-30, src/graph/topo.cc lines 60-83 "
+    "and 744-751), and a path through an Intel root complex loads PCIe with 6/5 of its "
+    "bandwidth (topo.h line 39, src/graph/search.cc lines 86-92); the ring search then keeps "
+    "one channel where a ring must cross that link both ways "
+    "(https://github.com/NVIDIA/nccl/tree/v2.30.7-1)"
+)

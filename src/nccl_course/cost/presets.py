@@ -25,6 +25,7 @@ from nccl_course.cost.preset_sources import (
     SOURCE_A3_MEGA,
     SOURCE_A3_ULTRA,
     SOURCE_A4,
+    SOURCE_A100_PCIE,
     SOURCE_AMD_HOST,
     SOURCE_AWS_OFI,
     SOURCE_DGX_B200,
@@ -33,7 +34,9 @@ from nccl_course.cost.preset_sources import (
     SOURCE_GRACE,
     SOURCE_HDR,
     SOURCE_L40S,
+    SOURCE_L40S_NODE,
     SOURCE_MNNVL,
+    SOURCE_NCCL_SOCKETS,
     SOURCE_NCCL_TOPO,
     SOURCE_NDR,
     SOURCE_NVL72,
@@ -51,6 +54,7 @@ from nccl_course.cost.preset_sources import (
     SOURCE_TCPXO,
     SOURCE_TUNING,
     SOURCE_XDR,
+    SOURCE_XEON_2SOCKET,
 )
 
 __all__ = ["PRESETS", "Preset", "get_preset", "one_gpu_per_node"]
@@ -450,6 +454,54 @@ PRESETS: dict[str, Preset] = {
             **_NVLINK5,
         ),
         Preset(
+            "a100-pcie-2socket",
+            "4x A100 PCIe on a two-socket Intel Xeon Scalable host (Skylake class), each GPU on "
+            "its own PCIe Gen3 x16 root port, 2 per socket, no NVLink, no PCIe switch: every "
+            "GPU pair goes through the CPUs, across the sockets for 4 of 6 pairs",
+            4,
+            alpha_s=1e-6,
+            bandwidth_Bps=15.75 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_A100_PCIE, SOURCE_XEON_2SOCKET, SOURCE_PCIE, SOURCE_NCCL_SOCKETS),
+            ranks_per_node=4,
+            nccl=NcclHardware(
+                "A100 PCIe",
+                80,
+                4,
+                pcie_gen=3,
+                sockets=2,
+                cpu_model="SKL",
+                pcie_switch=False,
+            ),
+        ),
+        Preset(
+            "l40s-roce-2x2",
+            "2 nodes x 2 L40S, one per socket of a two-socket AMD EPYC host on its own PCIe Gen4 "
+            "x16 root port, and 2 RoCE ports of 400 Gb/s per node (SR-IOV functions of one "
+            "ConnectX-7) on a root port of the first socket: no GPUDirect RDMA at NCCL's default",
+            4,
+            alpha_s=1e-6,
+            bandwidth_Bps=31.5 * GB,
+            gamma_s_per_byte=0.0,
+            source=(SOURCE_L40S, SOURCE_L40S_NODE, SOURCE_PCIE, SOURCE_ROCE, SOURCE_NCCL_SOCKETS),
+            ranks_per_node=2,
+            inter_alpha_s=2.7e-6,
+            inter_bandwidth_Bps=50 * GB,
+            network="roce",
+            nccl=NcclHardware(
+                "L40S",
+                89,
+                2,
+                pcie_gen=4,
+                nics_per_node=2,
+                nic_gbit=400.0,
+                cpu_vendor="AMD",
+                sockets=2,
+                pcie_switch=False,
+                nics_on_cpu=True,
+            ),
+        ),
+        Preset(
             "l40s-pcie",
             "8x L40S (Ada, sm_89) on PCIe Gen4 x16, no NVLink, no NVLS; PCIe peer-to-peer "
             "assumed on (GPUs behind PCIe switches)",
@@ -482,7 +534,8 @@ def one_gpu_per_node(preset: str | Preset, nodes: int) -> Preset:
         description=f"{nodes} nodes x 1 GPU of {base.name}, one NIC each",
         ranks=nodes,
         ranks_per_node=1,
-        nccl=replace(base.nccl, gpus_per_node=1, nics_per_node=1),
+        # the rail's GPU is the first of its node: on the first socket, where a node's NICs sit
+        nccl=replace(base.nccl, gpus_per_node=1, nics_per_node=1, sockets=1),
     )
 
 

@@ -20,6 +20,14 @@ counts link loads instead, and it is checked against NCCL's own logs where they 
 channels on 8x H100, 16 on H100 nodes with NICs). The result for each preset is printed by
 ``nccl-course model --list-presets``.
 
+PCIe nodes without a switch shared by all GPUs follow NCCL's rules for paths through the CPUs
+(:func:`gpu_path`, :func:`nic_path`): GPUs on two sockets are SYS apart and their traffic
+crosses the link between the CPUs, at the speed NCCL gives that link (10 GB/s on Skylake-class
+Intel, 16 on AMD, ...); NCCL allows PCIe peer-to-peer only up to PXB (SYS on AMD with at most 2
+GPUs) and GPUDirect RDMA only up to PXB, and otherwise moves the bytes through host memory (SHM
+between GPUs, host buffers for the network). A ring then crosses the sockets once each way per
+channel, so the rings together carry at most that link's speed.
+
 Units: GB/s (1e9 bytes/s) as NCCL keeps them.
 """
 
@@ -42,7 +50,18 @@ class NcclHardware:
     ``nics_per_node``, ``nic_gbit``: network ports and their speed in Gb/s (0: one node only).
     ``nvls``: NVLink SHARP usable (NVSwitch 3rd generation or newer, Hopper or newer, not
     disabled with NCCL_NVLS_ENABLE=0). ``cpu_vendor``: "Intel" or "AMD" (network overhead and
-    the LL limit between nodes depend on it)."""
+    the LL limit between nodes depend on it).
+
+    Where the PCIe devices sit (PCIe-only nodes; NVLink nodes keep the defaults):
+    ``sockets``: CPU sockets (NUMA nodes) the GPUs are split over, evenly and in order (GPUs
+    0..n/2-1 on the first); GPUs on different sockets are SYS apart and their traffic crosses
+    the link between the CPUs, of :attr:`inter_cpu_bw` GB/s. ``cpu_model``: the Intel class
+    NCCL reads from the CPUID model, which sets that link's speed ("BDW", "SKL", "SRP", "ERP";
+    see ``tables.INTER_CPU_BW``; needed for Intel hosts of 2 sockets). ``pcie_switch``: the
+    GPUs of a socket sit behind one PCIe switch (PIX apart, PCIe peer-to-peer); False: each
+    GPU is on its own root port of the CPU (PHB apart). ``nics_on_cpu``: the NICs sit on root
+    ports of the first socket rather than next to each GPU behind its switch, so every
+    GPU-NIC path goes through a CPU (PHB, or SYS from the second socket)."""
 
     gpu: str
     compute_capability: int
@@ -54,6 +73,42 @@ class NcclHardware:
     nic_gbit: float = 0.0
     nvls: bool = False
     cpu_vendor: str = "Intel"
+    sockets: int = 1
+    cpu_model: str = ""
+    pcie_switch: bool = True
+    nics_on_cpu: bool = False
+
+    def __post_init__(self) -> None:
+        if self.sockets not in (1, 2) or self.gpus_per_node % self.sockets:
+            raise ValueError(
+                f"{self.gpu}: {self.gpus_per_node} GPUs over {self.sockets} socket(s); the model "
+                "knows 1 or 2 sockets with as many GPUs on each"
+            )
+        if self.sockets > 1 and self.cpu_vendor == "Intel" and self.cpu_model not in T.INTER_CPU_BW:
+            raise ValueError(
+                f"{self.gpu}: an Intel host of 2 sockets needs cpu_model, one of "
+                f"{', '.join(T.INTER_CPU_BW)} (NCCL's class of the CPU, which sets the speed it "
+                "gives the link between the sockets)"
+            )
+
+    @property
+    def gpus_per_socket(self) -> int:
+        return self.gpus_per_node // self.sockets
+
+    @property
+    def inter_cpu_bw(self) -> float:
+        """GB/s NCCL gives the link between the two sockets (one direction)."""
+        if self.cpu_vendor == "AMD":
+            return T.AMD_INTER_CPU_BW
+        return T.INTER_CPU_BW[self.cpu_model]
+
+    @property
+    def through_cpus(self) -> bool:
+        """Some GPU-GPU or GPU-NIC path of this node goes through a CPU (the rules of
+        :func:`gpu_path` and :func:`nic_path` apply instead of one switch per node)."""
+        return not self.nvlink_links and (
+            self.sockets > 1 or not self.pcie_switch or self.nics_on_cpu
+        )
 
     @property
     def nvlink_bw(self) -> float:
@@ -92,6 +147,55 @@ class Graph:
 
 
 @dataclass(frozen=True)
+class Path:
+    """A path between two devices of a node as NCCL computes it (src/graph/paths.cc): ``type``
+    (a name of ``tables.PATH``), ``bw`` GB/s (its narrowest link, one direction) and
+    ``direct``: GPU to GPU by PCIe peer-to-peer, GPU to NIC by GPUDirect RDMA; False: NCCL
+    routes the bytes through the memory of the CPU (the SHM transport between GPUs, host
+    buffers for the network)."""
+
+    type: str
+    bw: float
+    direct: bool
+
+
+def _p2p_level(hw: NcclHardware, gpus: int) -> str:
+    """NCCL_P2P_LEVEL's default: PXB, SYS on AMD x86 hosts with at most 2 GPUs."""
+    if hw.cpu_vendor == "AMD" and gpus <= T.AMD_P2P_MAX_GPUS:
+        return T.AMD_P2P_LEVEL
+    return T.P2P_LEVEL
+
+
+def gpu_path(hw: NcclHardware, same_socket: bool, gpus: int) -> Path:
+    """The path between two of the node's ``gpus`` GPUs (on one socket or on two) of a PCIe
+    node: PIX behind a shared switch, PHB through the CPU's root complex, SYS across the
+    sockets, with the narrowest link's GB/s (the inter-CPU link's for SYS) and whether NCCL
+    allows peer-to-peer at that distance (``ncclTopoCheckP2p``, paths.cc lines 355-368)."""
+    if hw.nvlink_links:
+        return Path("NVL", hw.nvlink_bw, True)
+    if same_socket:
+        kind, bw = ("PIX" if hw.pcie_switch else "PHB"), hw.pcie_bw
+    else:
+        kind, bw = "SYS", min(hw.pcie_bw, hw.inter_cpu_bw)
+    return Path(kind, bw, T.PATH[kind] <= T.PATH[_p2p_level(hw, gpus)])
+
+
+def nic_path(hw: NcclHardware, socket: int) -> Path:
+    """The path from a GPU on ``socket`` (0 or 1) to its nearest NIC: PIX next to the GPU, or
+    with ``nics_on_cpu`` PHB from the first socket and SYS from the second, with its GB/s and
+    whether NCCL uses GPUDirect RDMA (the path at most NCCL_NET_GDR_LEVEL = PXB,
+    ``ncclTopoCheckGdr``, paths.cc lines 510-535)."""
+    link = min(hw.nic_bw, hw.pcie_bw)
+    if not hw.nics_on_cpu:
+        kind = "PIX"
+    elif socket == 0:
+        kind = "PHB"
+    else:
+        kind, link = "SYS", min(link, hw.inter_cpu_bw)
+    return Path(kind, link, T.PATH[kind] <= T.PATH[T.NET_GDR_LEVEL])
+
+
+@dataclass(frozen=True)
 class NcclSystem:
     """``nodes`` nodes of ``gpus_per_node`` GPUs of ``hardware`` (the communicator NCCL tunes)."""
 
@@ -115,6 +219,12 @@ class NcclSystem:
     @property
     def cc(self) -> int:
         return self.hardware.compute_capability
+
+    @property
+    def sockets_used(self) -> int:
+        """Sockets the communicator's GPUs of a node sit on: NCCL takes the node's GPUs in order,
+        so fewer GPUs than a node has fill the first socket first."""
+        return min(self.hardware.sockets, -(-self.gpus_per_node // self.hardware.gpus_per_socket))
 
     @cached_property
     def graphs(self) -> dict[str, Graph | None]:
@@ -166,9 +276,41 @@ def _speeds(cc: int, inter: bool) -> tuple[float, ...]:
     return (T.SPEEDS_INTER if inter else T.SPEEDS_INTRA)[family]
 
 
+def _pair_paths(system: NcclSystem) -> list[Path]:
+    """The kinds of GPU-GPU path a ring of ``system``'s node uses (through-CPU nodes)."""
+    hw, g = system.hardware, system.gpus_per_node
+    paths = []
+    if g > system.sockets_used:
+        paths.append(gpu_path(hw, True, g))
+    if system.sockets_used > 1:
+        paths.append(gpu_path(hw, False, g))
+    return paths
+
+
+def _channels_through_cpus(system: NcclSystem, speed: float) -> int:
+    """How many ring channels of ``speed`` fit a node whose paths go through its CPUs. A ring
+    visits each GPU once, so every channel sends and receives once on each GPU's PCIe link
+    (6/5 of the speed through an Intel root complex, search.cc lines 86-92); a ring over two
+    sockets crosses the link between the CPUs once each way; between nodes each channel
+    enters and leaves through a NIC."""
+    hw = system.hardware
+    phb = any(p.type == "PHB" for p in _pair_paths(system))
+    if system.nodes > 1:
+        phb = phb or nic_path(hw, 0).type == "PHB"
+    factor = T.INTEL_P2P_OVERHEAD if hw.cpu_vendor != "AMD" and phb else 1.0
+    limits = [int(hw.pcie_bw / (factor * speed) + 1e-9), T.MAX_CHANNELS // 2]
+    if system.sockets_used > 1:
+        limits.append(int(hw.inter_cpu_bw / speed + 1e-9))
+    if system.nodes > 1:
+        limits.append(hw.nics_per_node * int(min(hw.nic_bw, hw.pcie_bw) / speed + 1e-9))
+    return max(0, min(limits))
+
+
 def _channels_at(system: NcclSystem, speed: float, nvls: bool = False) -> int:
     """How many channels of ``speed`` the links carry (0: not even one)."""
     hw, g = system.hardware, system.gpus_per_node
+    if hw.through_cpus:
+        return _channels_through_cpus(system, speed)
     limits = []
     if g > 1:
         link = hw.nvlink_bw if hw.nvlink_links else hw.pcie_bw
@@ -194,7 +336,13 @@ def _total_bw(system: NcclSystem) -> float:
 
 
 def _max_bw(system: NcclSystem) -> float:
+    """NCCL's system->maxBw: the fastest path from a GPU to another GPU (one node) or to a NIC
+    (several nodes), search.cc lines 18-53."""
     hw = system.hardware
+    if hw.through_cpus:
+        if system.nodes > 1:
+            return nic_path(hw, 0).bw
+        return max(p.bw for p in _pair_paths(system))
     bws = []
     if system.gpus_per_node > 1:
         bws.append(hw.nvlink_bw if hw.nvlink_links else hw.pcie_bw)
@@ -285,11 +433,17 @@ def _nvls(system: NcclSystem) -> tuple[int, float, float] | None:
 def search(system: NcclSystem) -> dict[str, Graph | None]:
     """The graphs NCCL's search finds on ``system`` (see the module docstring)."""
     hw = system.hardware
-    type_intra = "NVL" if hw.nvlink_links else "PIX"
+    type_intra, type_inter = ("NVL" if hw.nvlink_links else "PIX"), "PIX"
+    if hw.through_cpus:
+        # the worst path the rings take: between the sockets when they span both
+        pairs = _pair_paths(system)
+        type_intra = pairs[-1].type if pairs else type_intra
+        if system.nodes > 1:
+            type_inter = nic_path(hw, system.sockets_used - 1).type
     k, s = _ring(system)
-    ring = Graph(k, s, s, type_intra, pattern=4)
+    ring = Graph(k, s, s, type_intra, type_inter, pattern=4)
     tree_intra, tree_inter, pattern = _tree(system, k)
-    tree = Graph(k, tree_intra, tree_inter, type_intra, pattern=pattern)
+    tree = Graph(k, tree_intra, tree_inter, type_intra, type_inter, pattern=pattern)
     nvls = _nvls(system)
     nvls_graph = None if nvls is None else Graph(nvls[0], nvls[1], nvls[2], "NVL", pattern=5)
     return {

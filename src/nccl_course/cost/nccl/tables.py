@@ -207,3 +207,22 @@ PATH = {"LOC": 0, "NVL": 1, "NVB": 2, "C2C": 3, "PIX": 4, "PXB": 5, "P2C": 6, "P
 
 #: Graph patterns (src/include/graph.h lines 160-166): the tree search ends as one of these.
 PATTERN_BALANCED_TREE, PATTERN_SPLIT_TREE, PATTERN_TREE = 1, 2, 3
+
+#: GB/s NCCL gives the link between two CPU sockets (src/graph/topo.h lines 26-30, chosen in
+#: src/graph/topo.cc lines 60-83): Intel by model class (topo.cc lines 748-751: Broadwell and
+#: older, Skylake to Ice Lake from model 0x55, Sapphire Rapids from 0x8F, Emerald Rapids from
+#: 0xCF), every AMD x86 CPU alike.
+INTER_CPU_BW = {"BDW": 6.0, "SKL": 10.0, "SRP": 22.0, "ERP": 40.0}
+AMD_INTER_CPU_BW = 16.0
+#: Intel root complexes cut GPU-to-GPU traffic into 64-byte PCIe packets: a path through an
+#: Intel CPU of type PHB loads its PCIe links with 6/5 of the channel's speed (topo.h line 39,
+#: src/graph/search.cc lines 86-92).
+INTEL_P2P_OVERHEAD = 6.0 / 5.0
+#: The farthest path over which NCCL uses PCIe peer-to-peer between GPUs by default (PXB,
+#: src/graph/paths.cc line 356; SYS on AMD x86 hosts with at most 2 GPUs, lines 360-362) and
+#: GPUDirect RDMA between a GPU and a NIC (NCCL_NET_GDR_LEVEL's default PXB, line 511). Farther
+#: apart, NCCL routes the traffic through the CPU's memory (paths.cc lines 762-773 and 844-855).
+P2P_LEVEL = "PXB"
+AMD_P2P_LEVEL = "SYS"
+AMD_P2P_MAX_GPUS = 2
+NET_GDR_LEVEL = "PXB"
