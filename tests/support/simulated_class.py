@@ -79,7 +79,7 @@ def write_class(
 
     from nccl_course.store.db import Database
     from nccl_course.store.models import Attempt, AttemptQuestion, Learner
-    from nccl_course.store.queries import insert_questions, store_grades
+    from nccl_course.store.queries import driver_cursor, insert_questions, store_grades
 
     items = planted_items(seed)
     by_chapter = {c: [i for i in items if i.chapter == c] for c in CHAPTERS}
@@ -142,7 +142,9 @@ def write_class(
                     }
                     for position, item in enumerate(drawn)
                 ]
-                insert_questions(session, attempt.id, rows)
+                cursor, dialect = driver_cursor(session)
+                insert_questions(cursor, dialect, attempt.id, rows)
+                cursor.close()
                 scores_by_attempt[attempt.id] = scores
             ids = session.execute(
                 select(AttemptQuestion.id, AttemptQuestion.attempt_id, AttemptQuestion.position)

@@ -168,6 +168,24 @@ class Database:
             yield session
 
     @contextmanager
+    def read_cursor(self) -> Iterator:
+        """A driver (DBAPI) cursor in a read transaction, ended when the block ends: for the
+        few fixed look-ups of a hot path (a start's standing, ``nccl_course.store.queries``),
+        without a session's cost per transaction. Statements must not write."""
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                if self.is_sqlite:  # one snapshot for every statement of the block
+                    cursor.execute("BEGIN")
+                yield cursor
+            finally:
+                cursor.close()
+                connection.rollback()
+        finally:
+            connection.close()  # back to the pool
+
+    @contextmanager
     def write(self) -> Iterator[Session]:
         """A session whose work is committed when the block ends without an exception."""
         lock = self._write_lock or contextlib.nullcontext()

@@ -13,6 +13,9 @@ This is the one place that turns a learner key into a learner: another learner's
 
 from __future__ import annotations
 
+import functools
+from typing import NoReturn
+
 from sqlalchemy import Text, bindparam, cast, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -31,23 +34,30 @@ def find_learner(session, token: str | None) -> Learner:
     there is no key or it is unknown, Forbidden (``unconfirmed``) if it is the key of a
     registration not confirmed yet."""
     if not token:
-        raise Unauthenticated("no_token", N_("sign in first (register to get a learner key)"))
-    hashed = token_hash(token)
-    row = session.execute(_LEARNER_BY_KEY, {"key_hash": hashed}).one_or_none()
+        refuse_key(session, token)
+    row = session.execute(_LEARNER_BY_KEY, {"key_hash": token_hash(token)}).one_or_none()
     if row is None:
-        pending = session.scalar(
-            select(EmailLink.email).where(
-                EmailLink.key_hash == hashed,
-                EmailLink.purpose == "register",
-                EmailLink.used_at.is_(None),
-            )
-        )
-        if pending is not None:
-            raise unconfirmed(pending)
-        raise Unauthenticated("bad_token", N_("unknown learner key: register or sign in again"))
+        refuse_key(session, token)
     # A copy not attached to the session (loading it through the ORM costs twice as much):
     # read it; change learners through a query of their own.
     return Learner(**row._mapping)
+
+
+def refuse_key(session, token: str | None) -> NoReturn:
+    """The refusal of a key that is no learner's: Unauthenticated without a key or for an
+    unknown one, Forbidden (``unconfirmed``) for the key of a registration not confirmed yet."""
+    if not token:
+        raise Unauthenticated("no_token", N_("sign in first (register to get a learner key)"))
+    pending = session.scalar(
+        select(EmailLink.email).where(
+            EmailLink.key_hash == token_hash(token),
+            EmailLink.purpose == "register",
+            EmailLink.used_at.is_(None),
+        )
+    )
+    if pending is not None:
+        raise unconfirmed(pending)
+    raise Unauthenticated("bad_token", N_("unknown learner key: register or sign in again"))
 
 
 def find_attempt(session, learner: Learner, attempt_id: str, *, lock=False) -> Attempt:
@@ -127,31 +137,26 @@ _QUESTION_VALUES = {
 }
 
 
-def insert_questions(session, attempt_pk: int, rows: list[dict]) -> None:
+def insert_questions(cursor, dialect, attempt_pk: int, rows: list[dict]) -> None:
     """Store an attempt's drawn questions (rows of ``position``, ``chapter``, ``question_id``,
-    ``instance_seed``, ``public`` and ``key``) in the session's transaction; ``public`` and
-    ``key`` are JSON text already (encoded once: the same text the start's answer carries)."""
-    connection = session.connection()
-    statement = _INSERT_QUESTIONS + _QUESTION_VALUES[connection.dialect.name]
-    cursor = connection.connection.cursor()
-    try:
-        cursor.executemany(
-            statement,
-            [
-                (
-                    attempt_pk,
-                    row["position"],
-                    row["chapter"],
-                    row["question_id"],
-                    row["instance_seed"],
-                    row["public"],
-                    row["key"],
-                )
-                for row in rows
-            ],
-        )
-    finally:
-        cursor.close()
+    ``instance_seed``, ``public`` and ``key``) with the driver's ``cursor`` (in its
+    transaction; ``dialect``: the engine's); ``public`` and ``key`` are JSON text already
+    (encoded once: the same text the start's answer carries)."""
+    cursor.executemany(
+        _INSERT_QUESTIONS + _QUESTION_VALUES[dialect.name],
+        [
+            (
+                attempt_pk,
+                row["position"],
+                row["chapter"],
+                row["question_id"],
+                row["instance_seed"],
+                row["public"],
+                row["key"],
+            )
+            for row in rows
+        ],
+    )
 
 
 def store_grades(session, grades: list[dict]) -> None:
@@ -203,6 +208,7 @@ def _identity(value):
     return value
 
 
+@functools.lru_cache(maxsize=8)
 def _time_processors(dialect):
     column = Attempt.__table__.c.deadline_at.type.dialect_impl(dialect)
     return (
@@ -211,43 +217,70 @@ def _time_processors(dialect):
     )
 
 
-def attempts_of(session, learner_pk: int) -> list[tuple]:
-    """The learner's attempts as ``(public_id, exam_id, status, deadline_at, passed)``."""
+def driver_cursor(session):
+    """The driver's cursor on ``session``'s connection (in its transaction) and the dialect,
+    for the cursor functions below; close the cursor when done."""
     connection = session.connection()
-    _, read_time = _time_processors(connection.dialect)
-    mark = _PLACEHOLDER[connection.dialect.name]
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute(
-            "SELECT public_id, exam_id, status, deadline_at, passed FROM attempts "
-            f"WHERE learner_id = {mark}",
-            (learner_pk,),
-        )
-        rows = cursor.fetchall()
-    finally:
-        cursor.close()
-    return [(p, e, s, read_time(d), None if x is None else bool(x)) for p, e, s, d, x in rows]
+    return connection.connection.cursor(), connection.dialect
 
 
-def insert_attempt(session, values: dict) -> int:
-    """Insert an attempt (``values``: every column of ``_ATTEMPT_COLUMNS``) in the session's
-    transaction; its primary key. SQLAlchemy's IntegrityError when the unique (learner, exam,
-    number) is taken (a concurrent start)."""
-    connection = session.connection()
-    write_time, _ = _time_processors(connection.dialect)
-    mark = _PLACEHOLDER[connection.dialect.name]
+@functools.lru_cache(maxsize=8)
+def _learner_processors(dialect) -> list:
+    table = Learner.__table__
+    return [
+        column.type.dialect_impl(dialect).result_processor(dialect, None) or _identity
+        for column in table.c
+    ]
+
+
+def learner_by_key(cursor, dialect, token: str | None) -> Learner | None:
+    """The learner whose key this is (a copy attached to no session), or None if there is no
+    key or it is unknown (``find_learner`` says why), with the driver's ``cursor``."""
+    if not token:
+        return None
+    columns = Learner.__table__.c
+    cursor.execute(
+        f"SELECT {', '.join(c.name for c in columns)} FROM learners "
+        f"WHERE token_hash = {_PLACEHOLDER[dialect.name]}",
+        (token_hash(token),),
+    )
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    converted = (read(v) for read, v in zip(_learner_processors(dialect), row, strict=True))
+    return Learner(**dict(zip((c.key for c in columns), converted, strict=True)))
+
+
+def attempts_of(cursor, dialect, learner_pk: int) -> list[tuple]:
+    """The learner's attempts as ``(public_id, exam_id, status, deadline_at, passed)``, with
+    the driver's ``cursor``."""
+    _, read_time = _time_processors(dialect)
+    cursor.execute(
+        "SELECT public_id, exam_id, status, deadline_at, passed FROM attempts "
+        f"WHERE learner_id = {_PLACEHOLDER[dialect.name]}",
+        (learner_pk,),
+    )
+    return [
+        (p, e, s, read_time(d), None if x is None else bool(x))
+        for p, e, s, d, x in cursor.fetchall()
+    ]
+
+
+def insert_attempt(cursor, dialect, values: dict) -> int:
+    """Insert an attempt (``values``: every column of ``_ATTEMPT_COLUMNS``) with the driver's
+    ``cursor``, in its transaction; its primary key. SQLAlchemy's IntegrityError when the
+    unique (learner, exam, number) is taken (a concurrent start)."""
+    write_time, _ = _time_processors(dialect)
+    mark = _PLACEHOLDER[dialect.name]
     params = [values[c] for c in _ATTEMPT_COLUMNS]
     params[7], params[8] = write_time(params[7]), write_time(params[8])
     statement = (
         f"INSERT INTO attempts ({', '.join(_ATTEMPT_COLUMNS)}) "
         f"VALUES ({', '.join([mark] * len(_ATTEMPT_COLUMNS))}) RETURNING id"
     )
-    cursor = connection.connection.cursor()
     try:
         cursor.execute(statement, params)
         (pk,) = cursor.fetchone()
-    except connection.dialect.loaded_dbapi.IntegrityError as exc:
+    except dialect.loaded_dbapi.IntegrityError as exc:
         raise IntegrityError(statement, params, exc) from exc
-    finally:
-        cursor.close()
     return pk
