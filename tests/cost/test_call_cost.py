@@ -32,9 +32,17 @@ MiB, GiB = 2**20, 2**30
 #: Sweeps whose median error over all sizes is above 15 % today, and why (acceptance 1 of the
 #: call-cost work is not met on them; the book's table shows them).
 NOT_YET_WITHIN_15_PERCENT = {
-    "stas00-8xb200-nvls": "15.2 %: mid sizes of NVLS on B200 (torch loop) slower than the fill",
-    "dranet-gke-a4-2x8xb200-allgather": "~250 us per call at small sizes that A4's 2 x 1 run lacks",
-    "dranet-mpijob-2x1xh200-allreduce": "small sizes ~16 us slower than the all_gather fitted on",
+    "stas00-8xb200-nvls": (
+        "15.2 %: up to 1 MiB ~9 us per call more than the H200 run of the same loop (same NCCL "
+        "latency); -15 % at 8-16 GiB after a jump in the source"
+    ),
+    "dranet-gke-a4-2x8xb200-allgather": (
+        "246-320 us at 1-64 KiB, over 3x NCCL's slowest choice there (Ring/Simple, ~74 us)"
+    ),
+    "dranet-mpijob-2x1xh200-allreduce": (
+        "set_nccl_env.sh hands the choice to gIB's unpublished tuner config; up to 64 KiB the "
+        "times follow LL128, not LL"
+    ),
     "nvidia-tools-image-2x2xl40s-allreduce": (
         "19.6 %: no GPUDirect RDMA, bytes staged in host memory run at ~2/3 of NCCL's 15 GB/s ring"
     ),
