@@ -22,6 +22,7 @@ from sqlalchemy import create_engine, select, text
 from nccl_course.launcher import free_port
 from nccl_course.quiz.keys import correct_response
 from nccl_course.store.db import Database, current_revision, normalise_url, upgrade
+from tests.exam.test_driver_queries import check_driver_queries_match_sessions
 from tests.support.postgres import as_postgres_user, pg_tool
 
 
@@ -115,6 +116,15 @@ def test_postgres_upgrade_keeps_rows(pg_url):
         ).all() == [("Ada", "ada@example.org", None), ("Ada 2", " Ada@Example.org", None)]
         assert conn.execute(text("SELECT count(*) FROM credentials")).scalar() == 0
     db.dispose()
+
+
+def test_postgres_driver_queries_match_sessions(pg_url):
+    db = Database(pg_url)
+    db.upgrade()
+    try:
+        check_driver_queries_match_sessions(db)
+    finally:
+        db.dispose()
 
 
 @pytest.fixture()

@@ -84,8 +84,13 @@ NUL_MESSAGE = "text with a NUL character (U+0000) cannot be stored or looked up"
 def _refuse_nul(_conn, _cursor, _statement, parameters, _context, executemany) -> None:
     """Refuse a statement with a string parameter holding U+0000 (before it runs)."""
     # "insertmanyvalues" batches (a bulk INSERT .. RETURNING) come with executemany set but
-    # one flat row of parameters.
-    many = executemany and parameters and isinstance(parameters[0], (dict, list, tuple))
+    # one flat row of parameters (a tuple, or a dict on PostgreSQL).
+    many = (
+        executemany
+        and isinstance(parameters, (list, tuple))
+        and parameters
+        and isinstance(parameters[0], (dict, list, tuple))
+    )
     for row in parameters if many else (parameters,):
         values = row.values() if isinstance(row, dict) else (row or ())
         for value in values:
