@@ -7,7 +7,7 @@ Units: seconds, bytes/s (GB/s = 1e9 bytes/s).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nccl_course.cost.nccl.call_cost import Calibration
 from nccl_course.cost.nccl.system import NcclHardware
@@ -92,4 +92,23 @@ class Preset:
             inter_alpha_s=self.inter_alpha_s,
             inter_bandwidth_Bps=self.inter_bandwidth_Bps,
             gamma_s_per_byte=self.gamma_s_per_byte,
+        )
+
+    def one_gpu_per_node(self, nodes: int) -> Preset:
+        """One GPU of each of ``nodes`` nodes of this multi-node preset, each with its own NIC:
+        the group of GPUs that share a local rank (a rail), such as HSDP's replicate group or
+        the communicator PAT needs (one rank per node). NCCL's model sees ``nodes`` nodes of
+        one GPU and one NIC each."""
+        if self.inter_bandwidth_Bps is None or self.nccl is None or not self.nccl.nics_per_node:
+            raise ValueError(f"preset {self.name!r} has no network between nodes")
+        if nodes < 2:
+            raise ValueError(f"a group across nodes needs at least 2 nodes, got {nodes}")
+        return replace(
+            self,
+            name=f"{self.name}-1gpu-x{nodes}",
+            description=f"{nodes} nodes x 1 GPU of {self.name}, one NIC each",
+            ranks=nodes,
+            ranks_per_node=1,
+            # the rail's GPU is the first of its node: on the first socket, where the NICs sit
+            nccl=replace(self.nccl, gpus_per_node=1, nics_per_node=1, sockets=1),
         )

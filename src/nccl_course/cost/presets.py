@@ -20,6 +20,15 @@ Units: seconds, bytes/s (GB/s = 1e9 bytes/s).
 from __future__ import annotations
 
 from nccl_course.cost.nccl.system import NcclHardware
+from nccl_course.cost.node_types import (
+    A100_NET_NODE,
+    H100_NET_NODE,
+    NVLINK3_LINK,
+    NVLINK4_LINK,
+    NVLINK5_LINK,
+    blackwell_node,
+    hopper_node,
+)
 from nccl_course.cost.preset import Preset
 from nccl_course.cost.preset_sources import (
     SOURCE_A3_MEGA,
@@ -61,46 +70,6 @@ __all__ = ["PRESETS", "Preset", "get_preset", "one_gpu_per_node"]
 
 GB = 1e9
 
-_NVLINK = dict(alpha_s=0.6e-6, bandwidth_Bps=450 * GB, gamma_s_per_byte=0.0)
-
-
-def _hopper(gpu: str, nvls: bool, nics: int = 0, nic_gbit: float = 0.0) -> NcclHardware:
-    """8 Hopper GPUs (sm_90) with 18 NVLinks each to NVSwitch, PCIe Gen5 x16, optional NICs."""
-    return NcclHardware(
-        gpu, 90, 8, nvlink_links=18, pcie_gen=5, nics_per_node=nics, nic_gbit=nic_gbit, nvls=nvls
-    )
-
-
-_H100_NET = _hopper("H100 SXM", nvls=True, nics=8, nic_gbit=400.0)
-_A100_NET = NcclHardware(
-    "A100 SXM",
-    80,
-    8,
-    nvlink_links=12,
-    pcie_gen=4,
-    nics_per_node=8,
-    nic_gbit=200.0,
-    cpu_vendor="AMD",
-)
-_NVLINK3 = dict(alpha_s=0.6e-6, bandwidth_Bps=300 * GB, gamma_s_per_byte=0.0)
-_NVLINK5 = dict(alpha_s=0.6e-6, bandwidth_Bps=900 * GB, gamma_s_per_byte=0.0)
-
-
-def _blackwell(gpu: str, gpus: int = 8, nics: int = 0, nic_gbit: float = 0.0) -> NcclHardware:
-    """Blackwell GPUs (sm_100) with 18 NVLink 5 links each to NVSwitch and NVLS, PCIe Gen5 x16,
-    optional NICs."""
-    return NcclHardware(
-        gpu,
-        100,
-        gpus,
-        nvlink_links=18,
-        pcie_gen=5,
-        nics_per_node=nics,
-        nic_gbit=nic_gbit,
-        nvls=True,
-    )
-
-
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
@@ -109,16 +78,16 @@ PRESETS: dict[str, Preset] = {
             "8x H100 SXM, NVLink 4 through NVSwitch (ring and tree algorithms)",
             8,
             source=(SOURCE_NVLINK4, SOURCE_TUNING, SOURCE_NCCL_TOPO),
-            nccl=_hopper("H100 SXM", nvls=False),
-            **_NVLINK,
+            nccl=hopper_node("H100 SXM", nvls=False),
+            **NVLINK4_LINK,
         ),
         Preset(
             "h200-nvlink",
             "8x H200 SXM, NVLink 4 through NVSwitch (ring and tree algorithms)",
             8,
             source=(SOURCE_NVLINK4, SOURCE_TUNING, SOURCE_NCCL_TOPO),
-            nccl=_hopper("H200 SXM", nvls=False),
-            **_NVLINK,
+            nccl=hopper_node("H200 SXM", nvls=False),
+            **NVLINK4_LINK,
         ),
         Preset(
             "h100-nvls",
@@ -126,8 +95,8 @@ PRESETS: dict[str, Preset] = {
             8,
             source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             in_network_reduction=True,
-            nccl=_hopper("H100 SXM", nvls=True),
-            **_NVLINK,
+            nccl=hopper_node("H100 SXM", nvls=True),
+            **NVLINK4_LINK,
         ),
         Preset(
             "h200-nvls",
@@ -135,8 +104,8 @@ PRESETS: dict[str, Preset] = {
             8,
             source=(SOURCE_NVLINK4, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             in_network_reduction=True,
-            nccl=_hopper("H200 SXM", nvls=True),
-            **_NVLINK,
+            nccl=hopper_node("H200 SXM", nvls=True),
+            **NVLINK4_LINK,
         ),
         Preset(
             "pcie-gen4",
@@ -166,8 +135,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="ib",
-            nccl=_H100_NET,
-            **_NVLINK,
+            nccl=H100_NET_NODE,
+            **NVLINK4_LINK,
         ),
         Preset(
             "ib-ndr-4node",
@@ -177,8 +146,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="ib",
-            nccl=_H100_NET,
-            **_NVLINK,
+            nccl=H100_NET_NODE,
+            **NVLINK4_LINK,
         ),
         Preset(
             "roce-2node",
@@ -188,8 +157,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="roce",
-            nccl=_H100_NET,
-            **_NVLINK,
+            nccl=H100_NET_NODE,
+            **NVLINK4_LINK,
         ),
         Preset(
             "a100-nvlink",
@@ -260,8 +229,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=25 * GB,
             network="ib",
-            nccl=_A100_NET,
-            **_NVLINK3,
+            nccl=A100_NET_NODE,
+            **NVLINK3_LINK,
         ),
         Preset(
             "a100-roce-2node",
@@ -278,8 +247,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=25 * GB,
             network="roce",
-            nccl=_A100_NET,
-            **_NVLINK3,
+            nccl=A100_NET_NODE,
+            **NVLINK3_LINK,
         ),
         Preset(
             "h100-efa-2node",
@@ -299,18 +268,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="efa",
-            nccl=NcclHardware(
-                "H100 SXM",
-                90,
-                8,
-                nvlink_links=18,
-                pcie_gen=5,
-                nics_per_node=8,
-                nic_gbit=400.0,
-                nvls=True,
-                cpu_vendor="AMD",
-            ),
-            **_NVLINK,
+            nccl=hopper_node("H100 SXM", nvls=True, nics=8, nic_gbit=400.0, cpu_vendor="AMD"),
+            **NVLINK4_LINK,
         ),
         Preset(
             "h200-efa-2node",
@@ -329,8 +288,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="efa",
-            nccl=_hopper("H200 SXM", nvls=True, nics=8, nic_gbit=400.0),
-            **_NVLINK,
+            nccl=hopper_node("H200 SXM", nvls=True, nics=8, nic_gbit=400.0),
+            **NVLINK4_LINK,
         ),
         Preset(
             "a3-ultra-2node",
@@ -348,8 +307,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="gke-roce",
-            nccl=_hopper("H200 SXM", nvls=True, nics=8, nic_gbit=400.0),
-            **_NVLINK,
+            nccl=hopper_node("H200 SXM", nvls=True, nics=8, nic_gbit=400.0),
+            **NVLINK4_LINK,
         ),
         Preset(
             "a3-mega-2node",
@@ -360,8 +319,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=25 * GB,
             network="tcpxo",
-            nccl=_hopper("H100 SXM", nvls=False, nics=8, nic_gbit=200.0),
-            **_NVLINK,
+            nccl=hopper_node("H100 SXM", nvls=False, nics=8, nic_gbit=200.0),
+            **NVLINK4_LINK,
         ),
         Preset(
             "b200-ib-ndr-2node",
@@ -379,26 +338,20 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="ib",
-            nccl=_blackwell("B200", nics=8, nic_gbit=400.0),
-            **_NVLINK5,
+            nccl=blackwell_node("B200", nics=8, nic_gbit=400.0),
+            **NVLINK5_LINK,
         ),
         Preset(
             "a4-2node",
             "2 x Google Cloud A4: 8 B200 (NVLink 5 inside, NVLS), 8 ConnectX-7 400 Gbps RoCE NICs "
             "per node through Google's gIB plugin",
             16,
-            source=(
-                SOURCE_NVLINK5,
-                SOURCE_A4,
-                SOURCE_NVLS,
-                SOURCE_TUNING,
-                SOURCE_NCCL_TOPO,
-            ),
+            source=(SOURCE_NVLINK5, SOURCE_A4, SOURCE_NVLS, SOURCE_TUNING, SOURCE_NCCL_TOPO),
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="gke-roce",
-            nccl=_blackwell("B200", nics=8, nic_gbit=400.0),
-            **_NVLINK5,
+            nccl=blackwell_node("B200", nics=8, nic_gbit=400.0),
+            **NVLINK5_LINK,
         ),
         Preset(
             "b200-efa-2node",
@@ -416,8 +369,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="efa",
-            nccl=_blackwell("B200", nics=8, nic_gbit=400.0),
-            **_NVLINK5,
+            nccl=blackwell_node("B200", nics=8, nic_gbit=400.0),
+            **NVLINK5_LINK,
         ),
         Preset(
             "gb200-4gpu-2node",
@@ -437,8 +390,8 @@ PRESETS: dict[str, Preset] = {
             inter_alpha_s=2.7e-6,
             inter_bandwidth_Bps=50 * GB,
             network="ib",
-            nccl=_blackwell("B200 in GB200 tray", gpus=4, nics=4, nic_gbit=400.0),
-            **_NVLINK5,
+            nccl=blackwell_node("B200 in GB200 tray", gpus=4, nics=4, nic_gbit=400.0),
+            **NVLINK5_LINK,
         ),
         Preset(
             "gb300-nvl72",
@@ -451,7 +404,7 @@ PRESETS: dict[str, Preset] = {
             nccl=NcclHardware(
                 "B300 in GB300 NVL72", 103, 72, nvlink_links=18, pcie_gen=5, nvls=True
             ),
-            **_NVLINK5,
+            **NVLINK5_LINK,
         ),
         Preset(
             "a100-pcie-2socket",
@@ -517,26 +470,8 @@ PRESETS: dict[str, Preset] = {
 
 
 def one_gpu_per_node(preset: str | Preset, nodes: int) -> Preset:
-    """One GPU of each of ``nodes`` nodes of a multi-node ``preset``, each with its own NIC: the
-    group of GPUs that share a local rank (a rail), such as HSDP's replicate group or the
-    communicator PAT needs (one rank per node). NCCL's model sees ``nodes`` nodes of one GPU
-    and one NIC each."""
-    from dataclasses import replace
-
-    base = get_preset(preset)
-    if base.inter_bandwidth_Bps is None or base.nccl is None or not base.nccl.nics_per_node:
-        raise ValueError(f"preset {base.name!r} has no network between nodes")
-    if nodes < 2:
-        raise ValueError(f"a group across nodes needs at least 2 nodes, got {nodes}")
-    return replace(
-        base,
-        name=f"{base.name}-1gpu-x{nodes}",
-        description=f"{nodes} nodes x 1 GPU of {base.name}, one NIC each",
-        ranks=nodes,
-        ranks_per_node=1,
-        # the rail's GPU is the first of its node: on the first socket, where a node's NICs sit
-        nccl=replace(base.nccl, gpus_per_node=1, nics_per_node=1, sockets=1),
-    )
+    """:meth:`Preset.one_gpu_per_node` of a preset or its name."""
+    return get_preset(preset).one_gpu_per_node(nodes)
 
 
 def get_preset(preset: str | Preset) -> Preset:
