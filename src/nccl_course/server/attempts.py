@@ -25,6 +25,7 @@ import threading
 from datetime import timedelta
 from typing import NamedTuple
 
+import orjson
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -384,14 +385,20 @@ class _Fresh:
         self.public_json = row["public"]
 
 
-# Compact, and without the check for circular references (drawn questions are trees).
-_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
-
-
 def encode_json(value) -> str:
-    """The JSON text stored for a question (and sent as it is): compact, ASCII (the C
-    encoder's fastest path; other characters as \\u escapes)."""
-    return _ENCODER.encode(value)
+    """The JSON text stored for a question (and sent as it is): compact, UTF-8 text, by orjson
+    (about three times faster than the standard encoder: a start encodes two texts per
+    question). Values orjson refuses (an integer beyond 64 bits) go through the standard
+    encoder. orjson writes NaN and infinities as null, as a browser's JSON.stringify does:
+    drawn questions hold none (tests/exam/test_question_json.py draws every bank)."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return _STANDARD.encode(value)
+
+
+# Compact, strict (no NaN), without the check for circular references (questions are trees).
+_STANDARD = json.JSONEncoder(separators=(",", ":"), check_circular=False, allow_nan=False)
 
 
 def view_json(body: dict) -> bytes:
