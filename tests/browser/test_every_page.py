@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from tests.conftest import CHROMIUM_ARGS, LOCAL_URLS
+
 # Folders of the build that hold assets, not pages a reader opens (in each edition).
 NOT_PAGES = ("_static", "_sources", "_images", "jupyter_execute")
 # The Turkish edition's pages are visited by tests/browser/test_turkish_crawl.py, which records
@@ -25,18 +27,10 @@ def book_pages(html_root: Path) -> list[str]:
     return sorted(pages)
 
 
-# The visits' chromium resolves no host name but 127.0.0.1's, so a request beyond this machine
-# fails at once; it is recorded as "external" when it starts. (Blocking through Playwright's
-# request routing would also turn the browser's cache off, and every page would load and
-# compile the site's scripts anew.)
-OFFLINE_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
-LOCAL = ("http://127.0.0.1", "data:", "blob:", "about:")
-
-
 class ProblemRecorder:
     """Records, for one browser page, what a reader's console and network tab would show as a
     problem: console errors, uncaught exceptions, responses >= 400, requests that failed, and
-    requests to anything but 127.0.0.1 (which fail: ``OFFLINE_ARGS``)."""
+    requests to anything but 127.0.0.1 (which fail: ``CHROMIUM_ARGS`` resolves no other host)."""
 
     def __init__(self, page):
         self.problems: list[tuple[str, str]] = []  # (kind, detail)
@@ -47,7 +41,7 @@ class ProblemRecorder:
         page.on("requestfailed", self._failed)
 
     def _request(self, request):
-        if not request.url.startswith(LOCAL):
+        if not request.url.startswith(LOCAL_URLS):
             self.problems.append(("external", request.url))
 
     def _console(self, msg):
@@ -95,13 +89,11 @@ def visit_all(urls: list[str]) -> dict[str, list[tuple[str, str]]]:
 
     from playwright.async_api import async_playwright
 
-    from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+    from tests.conftest import CHROMIUM
 
     async def run() -> dict[str, list[tuple[str, str]]]:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *OFFLINE_ARGS]
-            )
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             free: asyncio.Queue = asyncio.Queue()
             for _ in range(AT_ONCE):  # one context (one cache) per page open at a time
                 free.put_nowait(await browser.new_context())
