@@ -246,8 +246,11 @@ def test_nccl_overlay_marks_the_choice_nccl_would_make():
     assert "NCCL 2.30.7 model" in label and "h200-nvls" in label
     assert choice_at(32 * 1024) == "Ring/LL" and choice_at(2**30) == "NVLS/Simple"
     assert busbw_at(2**30) == predict("all_reduce", 2**30, "h200-nvls", ranks=8).busbw_GBps
+    # all_to_all: the course's model of NCCL's grouped sends and receives, no tuner choice
+    _, _, p2p_choice_at = nccl_overlay("all_to_all", 8, "h200-nvls")
+    assert p2p_choice_at(1024) == "P2P/LL" and p2p_choice_at(2**30) == "P2P/Simple"
     with pytest.raises(ValueError):
-        nccl_overlay("all_to_all", 8, "h200-nvls")  # p2p: NCCL's tuner does not price it
+        nccl_overlay("gather", 8, "h200-nvls")  # grouped p2p the model does not price
 
 
 def test_time_is_the_mean_over_ranks_as_nccl_tests_reports():

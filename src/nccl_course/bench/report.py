@@ -201,7 +201,8 @@ def preset_overlay(collective: str, p: int, preset: str):
 def nccl_overlay(collective: str, p: int, preset: str):
     """(label, busbw function of size, choice function of size) for NCCL's own model on a
     preset (:func:`nccl_course.cost.nccl.predict`); the choice is "Algorithm/Protocol", which
-    :func:`plot` marks where it changes. ValueError for collectives NCCL's tuner does not price."""
+    :func:`plot` marks where it changes ("P2P/LL" or "P2P/Simple" for all_to_all). ValueError for
+    the collectives the model does not price (send_recv, gather, scatter)."""
     from nccl_course.cost.nccl import predict
 
     first = predict(collective, 1024, preset, ranks=p)  # raises ValueError if it cannot

@@ -233,13 +233,21 @@ def _context(backend: str):
     return ctx
 
 
+# Seconds the ranks' process group waits in a collective beyond the launch's own limit: a hang is
+# then reported by the launch, with every rank's stack, not by the first rank whose collective
+# times out (ranks forked from the fork server start within a second, so the two limits would
+# otherwise end together).
+GROUP_TIMEOUT_MARGIN_S = 5.0
+
+
 def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement, port):
     ctx = _context(backend)
     results = ctx.Queue()
     stack_dir = tempfile.mkdtemp(prefix="nccl-course-launch-")
     processes = []
     try:
-        worker_args = (spec, tuple(args), dict(kwargs), backend, timeout_s, check_placement)
+        group_timeout_s = timeout_s + GROUP_TIMEOUT_MARGIN_S
+        worker_args = (spec, tuple(args), dict(kwargs), backend, group_timeout_s, check_placement)
         _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes)
         values, failures, ready = _gather(results, processes, nproc, timeout_s)
         unfinished = [r for r in range(nproc) if r not in values and r not in failures]
@@ -263,7 +271,7 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement,
 def _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes) -> None:
     """Start one process per rank with torchrun's environment, appending each to
     ``processes`` as it starts (so that a failure part-way still stops the started ones)."""
-    spec, args, kwargs, backend, timeout_s, check_placement = worker_args
+    spec, args, kwargs, backend, group_timeout_s, check_placement = worker_args
     base_env = {
         "WORLD_SIZE": str(nproc),
         "LOCAL_WORLD_SIZE": str(nproc),
@@ -285,7 +293,7 @@ def _start_ranks(ctx, nproc, port, worker_args, results, stack_dir, processes) -
                 args,
                 kwargs,
                 backend,
-                timeout_s,
+                group_timeout_s,
                 check_placement,
                 results,
                 stack_dir,
@@ -436,7 +444,8 @@ def launch(
     lab files outside any package), or ``"package.module:function"``. Arguments and return values
     must be picklable. ``backend=None`` picks NCCL when ``torch.cuda.device_count() >= nproc``,
     else gloo. ``timeout_s`` (seconds) bounds the whole run, start-up included (spawning a
-    process that imports torch takes a few seconds), and is also the process group's timeout.
+    process that imports torch takes a few seconds); the ranks' process group times out
+    :data:`GROUP_TIMEOUT_MARGIN_S` later, so that a hang is reported with every rank's stack.
 
     Raises :class:`WorkerError` when a rank raises and :class:`LaunchTimeout` when ranks do not
     finish in time; the process group is destroyed in every rank in every case.
