@@ -28,9 +28,10 @@ def book_pages(html_root: Path) -> list[str]:
 
 
 class ProblemRecorder:
-    """Records, for one browser page, what a reader's console and network tab would show as a
+    """Records, for one browser tab, what a reader's console and network tab would show as a
     problem: console errors, uncaught exceptions, responses >= 400, requests that failed, and
-    requests to anything but 127.0.0.1 (which fail: ``CHROMIUM_ARGS`` resolves no other host)."""
+    requests to anything but 127.0.0.1 (which fail: ``CHROMIUM_ARGS`` resolves no other host).
+    ``take()`` hands over what was recorded since the last call (one page's problems)."""
 
     def __init__(self, page):
         self.problems: list[tuple[str, str]] = []  # (kind, detail)
@@ -39,6 +40,10 @@ class ProblemRecorder:
         page.on("request", self._request)
         page.on("response", self._response)
         page.on("requestfailed", self._failed)
+
+    def take(self) -> list[tuple[str, str]]:
+        found, self.problems = self.problems, []
+        return found
 
     def _request(self, request):
         if not request.url.startswith(LOCAL_URLS):
@@ -58,19 +63,16 @@ class ProblemRecorder:
             self.problems.append(("requestfailed", f"{request.url} ({request.failure})"))
 
 
-async def visit(context, url: str) -> list[tuple[str, str]]:
-    """Open ``url`` in a new tab of ``context``, let its scripts settle, return the problems
-    seen. The tabs of a context share its cache, as a reader's tabs do: a script or font that
-    fails fails on the first page that loads it."""
-    page = await context.new_page()
-    try:
-        recorder = ProblemRecorder(page)
-        await page.goto(url, wait_until="load", timeout=60_000)
-        await page.wait_for_load_state("networkidle", timeout=60_000)
-        await page.wait_for_timeout(300)  # late callbacks (MathJax, widget views) report here
-        return recorder.problems
-    finally:
-        await page.close()
+async def visit(tab, url: str) -> list[tuple[str, str]]:
+    """Open ``url`` in ``tab`` (a page and its recorder), let its scripts settle, return the
+    problems seen. A tab goes from page to page as a reader's does: its cache and its renderer
+    process stay (a new tab per page would start a renderer each time). A problem that a page
+    reports after its visit ended is not lost: it is counted with the tab's next page."""
+    page, recorder = tab
+    await page.goto(url, wait_until="load", timeout=60_000)
+    await page.wait_for_load_state("networkidle", timeout=60_000)
+    await page.wait_for_timeout(300)  # late callbacks (MathJax, widget views) report here
+    return recorder.take()
 
 
 # Pages open this many at a time: most of a visit is waiting for the network to go idle, which
@@ -94,16 +96,18 @@ def visit_all(urls: list[str]) -> dict[str, list[tuple[str, str]]]:
     async def run() -> dict[str, list[tuple[str, str]]]:
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = await browser.new_context()  # one cache, as a reader's tabs share
             free: asyncio.Queue = asyncio.Queue()
-            for _ in range(AT_ONCE):  # one context (one cache) per page open at a time
-                free.put_nowait(await browser.new_context())
+            for _ in range(AT_ONCE):
+                page = await context.new_page()
+                free.put_nowait((page, ProblemRecorder(page)))
 
             async def one(url: str) -> list[tuple[str, str]]:
-                context = await free.get()
+                tab = await free.get()
                 try:
-                    return await visit(context, url)
+                    return await visit(tab, url)
                 finally:
-                    free.put_nowait(context)
+                    free.put_nowait(tab)
 
             found = await asyncio.gather(*(one(url) for url in urls))
             await browser.close()
