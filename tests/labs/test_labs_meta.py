@@ -51,7 +51,7 @@ def test_the_checker_passes_a_solution():
 
 def test_summaries_keep_what_teaches():
     launch_failure = (
-        "nccl_course.launcher.launch.WorkerError: rank 1 of 2 failed (rank 1 first)\n"
+        "nccl_course.launcher.failures.WorkerError: rank 1 of 2 failed (rank 1 first)\n"
         "\n--- rank 1 ---\nTraceback (most recent call last):\n"
         '  File "/x/starter.py", line 40, in whoami\n'
         "    raise NotImplementedError\n"

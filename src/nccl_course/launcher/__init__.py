@@ -12,7 +12,8 @@
 Importing this package does not import torch; the functions do, when called.
 """
 
-from nccl_course.launcher.launch import LaunchTimeout, WorkerError, launch, script_main
+from nccl_course.launcher.failures import LaunchTimeout, WorkerError
+from nccl_course.launcher.launch import launch, script_main
 from nccl_course.launcher.ports import free_port
 from nccl_course.launcher.process_group import (
     DEFAULT_TIMEOUT_S,

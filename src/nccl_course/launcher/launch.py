@@ -43,6 +43,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from nccl_course.launcher.failures import launch_timeout, worker_error
+
 # free_port: the port of each launch, and public here too; tests replace it in this module.
 from nccl_course.launcher.ports import free_port
 from nccl_course.launcher.targets import (  # noqa: F401 (load_file_module: public here too)
@@ -65,29 +67,6 @@ FORKSERVER_PRELOAD = [
     "nccl_course.launcher.process_group",
     "nccl_course.launcher.placement",
 ]
-
-
-class WorkerError(RuntimeError):
-    """A rank raised. ``failures`` maps each failed rank to its traceback text."""
-
-    def __init__(self, message: str, failures: dict[int, str], stopped: Sequence[int] = ()):
-        super().__init__(message)
-        self.failures = dict(failures)
-        self.stopped = list(stopped)
-
-    @property
-    def ranks(self) -> list[int]:
-        return sorted(self.failures)
-
-
-class LaunchTimeout(TimeoutError):
-    """Ranks did not finish in time. ``unfinished`` lists them; ``stacks`` maps each to the
-    Python stack it was in when it was stopped (empty where none could be read)."""
-
-    def __init__(self, message: str, unfinished: Sequence[int], stacks: dict[int, str]):
-        super().__init__(message)
-        self.unfinished = list(unfinished)
-        self.stacks = dict(stacks)
 
 
 # --- the child side ----------------------------------------------------------------------------
@@ -201,11 +180,6 @@ def _stop(processes) -> None:
             proc.join(2.0)
 
 
-def _ranks_text(ranks: Sequence[int]) -> str:
-    ranks = sorted(ranks)
-    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
-
-
 class _PortTaken(Exception):
     pass
 
@@ -253,11 +227,11 @@ def _launch_once(spec, nproc, args, kwargs, backend, timeout_s, check_placement,
         unfinished = [r for r in range(nproc) if r not in values and r not in failures]
         if failures:
             _stop(processes)
-            raise _worker_error(failures, unfinished, nproc)
+            raise worker_error(failures, unfinished, nproc)
         if unfinished:
             stacks = _collect_stacks(processes, unfinished, stack_dir)
             _stop(processes)
-            raise _launch_timeout(unfinished, values, ready, stacks, nproc, timeout_s)
+            raise launch_timeout(unfinished, values, ready, stacks, nproc, timeout_s)
         for proc in processes:
             proc.join(10.0)
         return [values[r] for r in range(nproc)]
@@ -351,51 +325,6 @@ def _gather(results, processes, nproc, timeout_s):
                 if failure_deadline is None:
                     failure_deadline = time.monotonic() + FAILURE_GRACE_S
     return values, failures, ready
-
-
-def _worker_error(failures: dict, unfinished: list, nproc: int) -> WorkerError:
-    """The error for failed ranks: which failed first, which were stopped, each one's text."""
-    first = next(iter(failures))
-    parts = [
-        f"{_ranks_text(sorted(failures))} of {nproc} failed (rank {first} first"
-        + ("; the others' errors are probably its consequence)" if len(failures) > 1 else ")")
-        + (
-            f"; {_ranks_text(unfinished)} did not finish (probably waiting in a "
-            "collective for the failed rank) and were stopped"
-            if unfinished
-            else ""
-        )
-        + "."
-    ]
-    for rank in failures:
-        parts.append(f"\n--- rank {rank} ---\n{failures[rank].rstrip()}")
-    return WorkerError("\n".join(parts), failures, stopped=unfinished)
-
-
-def _launch_timeout(unfinished, values, ready, stacks, nproc, timeout_s) -> LaunchTimeout:
-    """The error for ranks that did not finish: which never started, the likely cause, and
-    where each was waiting."""
-    lines = [
-        f"{_ranks_text(unfinished)} of {nproc} did not finish within {timeout_s:g} s "
-        f"and were stopped" + (f" ({_ranks_text(sorted(values))} finished)" if values else "") + "."
-    ]
-    starting = [r for r in unfinished if r not in ready]
-    if starting:
-        lines.append(
-            f"{_ranks_text(starting)} never got past start-up (importing torch and "
-            "init_process_group): the machine may be overloaded, or a rank cannot reach "
-            "the rendezvous at MASTER_ADDR:MASTER_PORT."
-        )
-    if len(starting) < len(unfinished):
-        lines.append(
-            "A collective that not every rank calls, that ranks call in a different "
-            "order or with different sizes, waits forever; so does a recv that no rank "
-            "sends."
-        )
-    for rank in unfinished:
-        if stacks.get(rank):
-            lines.append(f"\n--- where rank {rank} was waiting ---\n{stacks[rank]}")
-    return LaunchTimeout("\n".join(lines), unfinished, stacks)
 
 
 def _collect_stacks(processes, ranks, stack_dir) -> dict[int, str]:
