@@ -23,7 +23,7 @@ Units: bytes; ``time_s`` seconds; GB/s = 1e9 bytes/s; ``candidates`` in microsec
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 
 from nccl_course.cost.busbw import busbw_factor
@@ -71,7 +71,13 @@ class NcclPrediction:
     call_terms_us: dict | None = None
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The fields as a dict, the nested tables copied (what ``dataclasses.asdict`` gives,
+        without its recursion into every float: a tenth of the time)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["candidates"] = dict(self.candidates)
+        if self.call_terms_us is not None:
+            data["call_terms_us"] = dict(self.call_terms_us)
+        return data
 
 
 #: The collective :func:`predict` prices as grouped sends and receives
