@@ -197,42 +197,20 @@ def predict(
     table = _table(system, algo, proto, version)
     harness = get_harness(harness).name
     choice = choose(table, function, int(size_bytes), algo=algo, proto=proto)
-    cost = call_cost(
-        n_bytes=int(size_bytes),
-        protocol=choice.protocol,
-        channels=choice.channels,
-        latency_us=table.time_us(function, choice.algorithm, choice.protocol, 0),
-        estimate_us=choice.time_us,
-        nodes=system.nodes,
-        harness_name=harness,
-        network_name=preset.network,
-        calibration=preset.calibration,
-    )
-    factor = busbw_factor(collective, system.ranks)
-    seconds = choice.time_us * 1e-6
-    algbw, busbw = _bandwidths(size_bytes, seconds, factor)
-    call_seconds = cost.total_us * 1e-6
-    call_algbw, call_busbw = _bandwidths(size_bytes, call_seconds, factor)
-    return NcclPrediction(
-        collective=collective,
-        preset=preset.name,
-        ranks=system.ranks,
-        nodes=system.nodes,
-        size_bytes=int(size_bytes),
+    return _prediction(
+        collective,
+        size_bytes,
+        preset,
+        system,
+        harness,
+        version,
         algorithm=choice.algorithm,
         protocol=choice.protocol,
         channels=choice.channels,
         threads=choice.threads,
-        time_s=seconds,
-        algbw_GBps=algbw,
-        busbw_GBps=busbw,
+        latency_us=table.time_us(function, choice.algorithm, choice.protocol, 0),
+        estimate_us=choice.time_us,
         candidates=choice.candidates,
-        nccl_version=version,
-        harness=harness,
-        call_time_s=call_seconds,
-        call_algbw_GBps=call_algbw,
-        call_busbw_GBps=call_busbw,
-        call_terms_us=asdict(cost),
     )
 
 
@@ -256,19 +234,55 @@ def _predict_p2p(collective, size_bytes, preset, ranks, algo, proto, nccl_versio
     system = system_for(preset, ranks)
     harness = get_harness(harness).name
     run = p2p.plan(system, int(size_bytes))
-    cost = call_cost(
-        n_bytes=int(size_bytes),
+    return _prediction(
+        collective,
+        size_bytes,
+        preset,
+        system,
+        harness,
+        version,
+        algorithm="P2P",
         protocol=run.protocol,
         channels=run.channels,
+        threads=T.MAX_NTHREADS,
         latency_us=run.latency_us,
         estimate_us=run.estimate_us,
+        candidates={f"P2P/{run.protocol}": run.estimate_us},
+    )
+
+
+def _prediction(
+    collective: str,
+    size_bytes: int,
+    preset: Preset,
+    system: NcclSystem,
+    harness: str,
+    version: str,
+    *,
+    algorithm: str,
+    protocol: str,
+    channels: int,
+    threads: int,
+    latency_us: float,
+    estimate_us: float,
+    candidates: dict,
+) -> NcclPrediction:
+    """The prediction of a call NCCL runs as ``algorithm``/``protocol`` on ``channels``, which
+    it estimates at ``estimate_us`` (``latency_us`` at 0 bytes): its bandwidths, and the cost of
+    the call as ``harness`` times it on top (:func:`~nccl_course.cost.nccl.call_cost.call_cost`)."""
+    cost = call_cost(
+        n_bytes=int(size_bytes),
+        protocol=protocol,
+        channels=channels,
+        latency_us=latency_us,
+        estimate_us=estimate_us,
         nodes=system.nodes,
         harness_name=harness,
         network_name=preset.network,
         calibration=preset.calibration,
     )
     factor = busbw_factor(collective, system.ranks)
-    seconds = run.estimate_us * 1e-6
+    seconds = estimate_us * 1e-6
     algbw, busbw = _bandwidths(size_bytes, seconds, factor)
     call_seconds = cost.total_us * 1e-6
     call_algbw, call_busbw = _bandwidths(size_bytes, call_seconds, factor)
@@ -278,14 +292,14 @@ def _predict_p2p(collective, size_bytes, preset, ranks, algo, proto, nccl_versio
         ranks=system.ranks,
         nodes=system.nodes,
         size_bytes=int(size_bytes),
-        algorithm="P2P",
-        protocol=run.protocol,
-        channels=run.channels,
-        threads=T.MAX_NTHREADS,
+        algorithm=algorithm,
+        protocol=protocol,
+        channels=channels,
+        threads=threads,
         time_s=seconds,
         algbw_GBps=algbw,
         busbw_GBps=busbw,
-        candidates={f"P2P/{run.protocol}": run.estimate_us},
+        candidates=candidates,
         nccl_version=version,
         harness=harness,
         call_time_s=call_seconds,
