@@ -460,20 +460,15 @@ def test_every_exam_question_kind_can_be_answered_by_keyboard(browser, exam_serv
     """The first question of each kind the attempt drew, reached with Tab and answered with keys;
     the server's stored key says what is right, each answer is saved and graded right. (The
     exam's controls are the browser's own; the practice-page test covers all six kinds.)"""
-    from tests.browser.test_exam_flow import stored_keys
+    from tests.browser.test_exam_flow import register_and_start, stored_keys
 
     context = browser.new_context()
     page = context.new_page()
     try:
-        page.goto(f"{exam_server.url}/exam")
-        page.wait_for_selector("#auth:not([hidden])")
-        page.fill("#name", "Alan Turing")
-        page.fill("#email", "keyboard@example.org")
-        page.click("#register")
-        page.wait_for_selector("#home:not([hidden])")
-        page.click("#start")
-        page.wait_for_selector("#attempt:not([hidden])")
-        keys = stored_keys(exam_server.data_dir / "course.db", page.evaluate("state.attempt.id"))
+        attempt_id = register_and_start(
+            page, f"{exam_server.url}/exam", "Alan Turing", "keyboard@example.org"
+        )
+        keys = stored_keys(exam_server.data_dir / "course.db", attempt_id)
         first = {}
         for index, key in enumerate(keys):
             first.setdefault(key["type"], index)

@@ -30,6 +30,20 @@ def stored_keys(db_path: Path, attempt_id: str) -> list[dict]:
     return [json.loads(r[0]) for r in rows]
 
 
+def register_and_start(page, url: str, name: str, email: str) -> str:
+    """Sign up on the exam page at ``url`` and start an attempt, as a learner clicks; the
+    attempt's id."""
+    page.goto(url)
+    page.wait_for_selector("#auth:not([hidden])")
+    page.fill("#name", name)
+    page.fill("#email", email)
+    page.click("#register")
+    page.wait_for_selector("#home:not([hidden])")
+    page.click("#start")
+    page.wait_for_selector("#attempt:not([hidden])")
+    return page.evaluate("state.attempt.id")
+
+
 def answer(page, index: int, key: dict) -> None:
     li = page.locator(f'li.question[data-index="{index}"]')
     response = correct_response(key)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nccl_course.quiz.keys import correct_response
-from tests.browser.test_exam_flow import EXHIBIT_VIEW, answer, stored_keys
+from tests.browser.test_exam_flow import EXHIBIT_VIEW, answer, register_and_start, stored_keys
 from tests.support.server_process import ServerProcess
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,16 +27,10 @@ def test_the_real_exam_in_turkish(offline_page, tmp_path):
     data = tmp_path / "data"
     with ServerProcess(data, quizzes=REPO / "quizzes", book=tmp_path / "no-book") as server:
         page.on("dialog", lambda dialog: dialog.accept())
-        page.goto(server.url + "/exam?lang=tr")
-        page.wait_for_selector("#auth:not([hidden])")
+        attempt_id = register_and_start(
+            page, server.url + "/exam?lang=tr", "Cahit Arf", "cahit@example.org"
+        )
         assert page.evaluate("document.documentElement.lang") == "tr"
-        page.fill("#name", "Cahit Arf")
-        page.fill("#email", "cahit@example.org")
-        page.click("#register")
-        page.wait_for_selector("#home:not([hidden])")
-        page.click("#start")
-        page.wait_for_selector("#attempt:not([hidden])")
-        attempt_id = page.evaluate("state.attempt.id")
         keys = stored_keys(data / "course.db", attempt_id)
         assert page.locator("#questions li.question").count() == len(keys) > 0
         kinds = {key["type"] for key in keys}
