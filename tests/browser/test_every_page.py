@@ -59,6 +59,10 @@ class ProblemRecorder:
             self.problems.append((f"http {response.status}", response.url))
 
     def _failed(self, request):
+        # ERR_ABORTED: the browser cancelled the request itself (the tab went on to the next page
+        # before a late fetch such as the icon's ended); a missing or broken file fails otherwise.
+        if request.failure == "net::ERR_ABORTED":
+            return
         if request.url.startswith("http://127.0.0.1"):  # external ones are already recorded
             self.problems.append(("requestfailed", f"{request.url} ({request.failure})"))
 
