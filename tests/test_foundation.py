@@ -92,6 +92,14 @@ def test_format_size_round_trips():
         assert parse_size(format_size(nbytes).replace(" ", "")) == nbytes
 
 
+def test_format_size_never_writes_an_exponent():
+    # 1073740800 B: a 1 GiB row of nccl-tests rounded down to a multiple of the ranks' share
+    assert format_size(1_073_740_800) == "1024 MiB"
+    assert format_size(1.5 * 1024**2) == "1.5 MiB"
+    assert format_size(123.4 * 1024**2) == "123 MiB"
+    assert all("e" not in format_size(n).split()[0] for n in range(1000 * 1024, 1024**2, 997))
+
+
 def test_install_torch_keeps_an_existing_torch(repo_root):
     done = subprocess.run(
         [sys.executable, str(repo_root / "scripts" / "install_torch.py")],

@@ -87,5 +87,8 @@ def format_size(nbytes: int | float) -> str:
     for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if nbytes >= factor:
             value = nbytes / factor
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.3g} {unit}"
+            # Three significant digits, but never exponent notation: 1023.99 MiB prints as
+            # "1024 MiB" (nccl-tests' sizes that are not a multiple of the ranks land there).
+            whole = value == int(value) or value >= 100
+            return f"{value:.0f} {unit}" if whole else f"{value:.3g} {unit}"
     return f"{nbytes:.0f} B"
