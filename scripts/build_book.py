@@ -1,8 +1,8 @@
 """Build the book: the English edition, the templates of its translations, their check, and
 the Turkish edition (``make book``). Logic lives in nccl_course.book.editions.
 
-The templates (a gettext read of every page, about 40 s) are made in a second process while
-the Turkish edition builds: the machine's two cores then both work. The Turkish edition is
+The templates (Sphinx's gettext builder on the English build's doctrees, about 8 s) are made
+in a second process while the Turkish edition builds. The Turkish edition is
 published only if the check finds every English sentence translated.
 """
 
@@ -59,11 +59,15 @@ def main() -> int:
                 return status
             print(f"{language} edition built in {time.monotonic() - started:.0f} s")
             continue
-        # The notebooks are in the shared cache now (the English build ran them), so the two
-        # reads below execute nothing and can run side by side.
+        # The notebooks are in the shared cache now (the English build ran them), so the
+        # templates and the Turkish read below execute nothing and can run side by side.
         spawn = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
-            templates = pool.submit(editions.write_templates, ROOT)
+            templates = pool.submit(
+                editions.write_templates,
+                ROOT,
+                english_built=editions.SOURCE_LANGUAGE in languages,
+            )
             status = editions.build(ROOT, editions.html_edition(language), strict=not args.draft)
             templates_status = templates.result()
         if templates_status != 0:
