@@ -14,6 +14,7 @@ build fails.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -41,18 +42,25 @@ def main() -> int:
     args = parser.parse_args()
 
     BUILD_LOG.parent.mkdir(exist_ok=True)
+    # The suite starts hundreds of Python processes (pytest's workers, ranks, servers, the
+    # command line, the book's kernels) that import the same modules. With
+    # PYTHONDONTWRITEBYTECODE set (as container images often do) each of them compiles every
+    # module again and pytest rewrites every test module's asserts again: about 5 s per pytest
+    # process. Bytecode goes to __pycache__ folders, which git ignores.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     started = time.monotonic()
     print(f"building the book in the background (log: {BUILD_LOG.relative_to(ROOT)})", flush=True)
     with BUILD_LOG.open("w", encoding="utf-8") as log:
         book = subprocess.Popen(
             [sys.executable, str(ROOT / "scripts" / "build_book.py")],
             cwd=ROOT,
+            env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         try:
             first = subprocess.call(
-                pytest_command(args.jobs, "not book", args.pytest_args), cwd=ROOT
+                pytest_command(args.jobs, "not book", args.pytest_args), cwd=ROOT, env=env
             )
         finally:
             book_status = book.wait()
@@ -67,7 +75,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 1
-    second = subprocess.call(pytest_command(args.jobs, "book", args.pytest_args), cwd=ROOT)
+    second = subprocess.call(pytest_command(args.jobs, "book", args.pytest_args), cwd=ROOT, env=env)
     print(
         f"tests of the built book: {time.monotonic() - started - first_s:.0f} s; "
         f"whole suite {time.monotonic() - started:.0f} s"
