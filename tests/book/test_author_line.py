@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
+from nccl_course import yaml_text
 from nccl_course.book.language_switch import AUTHORS, author_line
 from nccl_course.i18n.english_text import is_english
 
@@ -14,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_author_line_in_each_language():
-    config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
+    config = yaml_text.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
     assert config["author"] == AUTHORS
     assert author_line(AUTHORS, "en") == "By The nccl-course authors"
     turkish = author_line(AUTHORS, "tr")

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost import get_preset
 from nccl_course.cost.fabric import (
     AZURE_IB_WRITE_BW_FLOORS,
@@ -62,7 +62,7 @@ def text_blocks(markdown: str) -> list[str]:
 
 
 def question(qid: str) -> dict:
-    bank = yaml.safe_load(BANK.read_text(encoding="utf-8"))
+    bank = yaml_text.safe_load(BANK.read_text(encoding="utf-8"))
     return next(q for q in bank["questions"] if q["id"] == qid)
 
 

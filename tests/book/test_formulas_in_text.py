@@ -560,11 +560,11 @@ def _balance_mb(p, alpha, link):
 
 
 def _bank(name):
-    import yaml
+    from nccl_course import yaml_text
 
     return {
         q["id"]: q
-        for q in yaml.safe_load((ROOT / "quizzes" / f"{name}.yml").read_text())["questions"]
+        for q in yaml_text.safe_load((ROOT / "quizzes" / f"{name}.yml").read_text())["questions"]
     }
 
 

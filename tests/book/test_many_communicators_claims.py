@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+from nccl_course import yaml_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTER = "book/practice/11-many-communicators.md"
@@ -51,7 +52,9 @@ def test_implicit_order_is_off_by_default_and_needs_cuda_12_3_to_overlap():
 
 
 def test_the_bank_matches_getimplicitorder():
-    bank = yaml.safe_load((ROOT / "quizzes/many-communicators.yml").read_text(encoding="utf-8"))
+    bank = yaml_text.safe_load(
+        (ROOT / "quizzes/many-communicators.yml").read_text(encoding="utf-8")
+    )
     (question,) = [q for q in bank["questions"] if q["id"] == "launch-order-cuda"]
     pairs = {p["left"]: p["right"] for p in question["pairs"]}
     assert "may overlap" in pairs["CUDA runtime and driver 12.3 or newer, no graph capture"]

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost import busbw_factor, closed_form_time, get_preset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ def text(path: str) -> str:
 
 
 def question(bank: str, qid: str) -> dict:
-    data = yaml.safe_load((ROOT / "quizzes" / f"{bank}.yml").read_text(encoding="utf-8"))
+    data = yaml_text.safe_load((ROOT / "quizzes" / f"{bank}.yml").read_text(encoding="utf-8"))
     (found,) = [q for q in data["questions"] if q["id"] == qid]
     return found
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost import busbw_factor, closed_form_time
 from nccl_course.cost import training as tc
 
@@ -25,7 +25,7 @@ def page(name: str) -> str:
 
 
 def bank_answer(chapter: str, qid: str) -> float:
-    bank = yaml.safe_load((ROOT / "quizzes" / f"{chapter}.yml").read_text(encoding="utf-8"))
+    bank = yaml_text.safe_load((ROOT / "quizzes" / f"{chapter}.yml").read_text(encoding="utf-8"))
     (question,) = [q for q in bank["questions"] if q["id"] == qid]
     return float(question["answer"])
 

@@ -10,8 +10,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost.reliability import (
     job_mtbf_s,
     loss_per_failure_s,
@@ -28,7 +28,7 @@ def page(name: str) -> str:
 
 
 def answer(chapter: str, qid: str) -> float:
-    bank = yaml.safe_load((ROOT / "quizzes" / f"{chapter}.yml").read_text(encoding="utf-8"))
+    bank = yaml_text.safe_load((ROOT / "quizzes" / f"{chapter}.yml").read_text(encoding="utf-8"))
     (question,) = [q for q in bank["questions"] if q["id"] == qid]
     return float(question["answer"])
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.viz.trace_events import load_trace
 from nccl_course.viz.trace_timeline import RECORDED
 
@@ -101,7 +101,7 @@ def test_gloo_event_names_are_those_of_the_recorded_traces():
 
 
 def test_quiz_versions_match_the_page():
-    bank = yaml.safe_load((ROOT / "quizzes/profiling-communication.yml").read_text())
+    bank = yaml_text.safe_load((ROOT / "quizzes/profiling-communication.yml").read_text())
     by_id = {q["id"]: q for q in bank["questions"]}
     assert "2.23" in by_id["profiler-plugin-release"]["answers"]
     pairs = {p["left"].split("`")[1]: p["right"] for p in by_id["event-types-by-release"]["pairs"]}

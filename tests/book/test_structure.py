@@ -15,13 +15,15 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+from nccl_course import yaml_text
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 # The bibliography files are the ones the book is built with (one list, in _config.yml).
 BIB_FILES = tuple(
-    ROOT / name for name in yaml.safe_load((ROOT / "_config.yml").read_text())["bibtex_bibfiles"]
+    ROOT / name
+    for name in yaml_text.safe_load((ROOT / "_config.yml").read_text())["bibtex_bibfiles"]
 )
 
 NOT_CHAPTERS = {

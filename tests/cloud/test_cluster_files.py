@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import yaml
+from nccl_course import yaml_text
 
 CLOUD = Path(__file__).resolve().parents[2] / "labs" / "cloud"
 SBATCH = CLOUD / "slurm.sbatch"
@@ -57,7 +57,7 @@ def test_sbatch_is_bash_and_asks_for_two_whole_gpu_nodes():
 
 def test_k8s_job_has_shm_gpus_and_a_deadline():
     text = K8S_JOB.read_text(encoding="utf-8")
-    job = yaml.safe_load(text)
+    job = yaml_text.safe_load(text)
     assert (job["apiVersion"], job["kind"]) == ("batch/v1", "Job")
     spec = job["spec"]
     assert spec["backoffLimit"] == 0

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost import busbw_factor, get_preset
 from nccl_course.cost.nccl import predict
 from nccl_course.cost.nccl import tables as T
@@ -22,7 +22,7 @@ BANKS = ("hardware-today", "networks-at-scale")
 
 
 def answers(chapter: str) -> dict[str, float]:
-    data = yaml.safe_load((QUIZZES / f"{chapter}.yml").read_text())
+    data = yaml_text.safe_load((QUIZZES / f"{chapter}.yml").read_text())
     return {q["id"]: q["answer"] for q in data["questions"] if "answer" in q}
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost.nccl import predict
 from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.estimate import table_for
@@ -20,7 +20,7 @@ BANK = Path(__file__).resolve().parents[2] / "quizzes" / "nccl-tuner.yml"
 
 @pytest.fixture(scope="module")
 def answers() -> dict[str, float]:
-    data = yaml.safe_load(BANK.read_text())
+    data = yaml_text.safe_load(BANK.read_text())
     return {q["id"]: q["answer"] for q in data["questions"] if q["type"] == "numeric"}
 
 

@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from nccl_course import yaml_text
 from nccl_course.i18n.interface import N_, translator
 from nccl_course.i18n.languages import LANGUAGES, SOURCE_LANGUAGE
 
@@ -80,9 +81,8 @@ TOC_DOMAIN = "toc"
 
 def toc_captions(root: Path) -> list[str]:
     """The part captions of ``_toc.yml``, in order."""
-    import yaml
 
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    toc = yaml_text.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     return [part["caption"] for part in toc.get("parts", []) if part.get("caption")]
 
 
@@ -101,7 +101,7 @@ def toc_for(root: Path, language: str) -> Path:
         translated = {
             str(m.id): m.string for m in load(catalog) if m.id and m.string and not m.fuzzy
         }
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    toc = yaml_text.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     for part in toc.get("parts", []):
         if part.get("caption"):
             part["caption"] = translated.get(part["caption"], part["caption"])

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from nccl_course import yaml_text
 from nccl_course.cost.nccl.call_cost import Calibration
 from nccl_course.cost.presets import Preset, get_preset
 
@@ -69,7 +70,7 @@ def load_preset_file(path: str | Path) -> Preset:
             f"{path} is not a text file: give the YAML --calibrate wrote"
         ) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml_text.safe_load(text)
     except yaml.YAMLError as exc:
         raise PresetFileError(f"{path} is not valid YAML: {exc}") from None
     if not isinstance(data, dict):

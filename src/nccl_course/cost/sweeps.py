@@ -23,8 +23,7 @@ from importlib import resources
 from statistics import median
 from typing import Any
 
-import yaml
-
+from nccl_course import yaml_text
 from nccl_course.cost.busbw import busbw_factor
 
 MiB = 1024**2
@@ -150,7 +149,7 @@ class PublishedSweep:
 
 
 def _parse(text: str, name: str) -> PublishedSweep:
-    data = yaml.safe_load(text)
+    data = yaml_text.safe_load(text)
     missing = [k for k in METADATA_KEYS if k not in data]
     if missing:
         raise ValueError(f"{name}: metadata keys missing: {', '.join(missing)}")

@@ -49,8 +49,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from nccl_course import yaml_text
 from nccl_course.exam.selection import plan_for, select
 from nccl_course.quiz.objectives import folder_objectives
 from nccl_course.quiz.printed import WITNESS_SCAN, PrintedVariants, printed_variants
@@ -172,8 +171,8 @@ def load_blueprint(path: Path) -> Blueprint:
         raise BlueprintError(f"no exam blueprint at {path}; create quizzes/exam/blueprint.yml")
     raw_text = path.read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(raw_text)
-    except yaml.YAMLError as exc:
+        data = yaml_text.safe_load(raw_text)
+    except yaml_text.YAMLError as exc:
         raise BlueprintError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("exam"), dict):
         raise BlueprintError(f"{path}: expected a mapping with an 'exam' section")

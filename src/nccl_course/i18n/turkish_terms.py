@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
 from babel.messages.catalog import Message
 from babel.messages.pofile import read_po, write_po
 
+from nccl_course import yaml_text
 from nccl_course.i18n import turkish_suffixes as suffixes
 
 REPO = Path(__file__).resolve().parents[3]
@@ -54,7 +54,7 @@ class Term:
 @cache
 def terms(path: Path = GLOSSARY) -> tuple[Term, ...]:
     """The glossary's entries, in file order."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml_text.safe_load(path.read_text(encoding="utf-8"))
     return tuple(
         Term(
             english=t["english"],

@@ -69,11 +69,13 @@ def load_lab_config(path: str | os.PathLike) -> dict:
     """Parse a lab.yaml (or the lab.yaml in a lab folder), apply defaults, check types."""
     import yaml
 
+    from nccl_course import yaml_text
+
     path = Path(path)
     if path.is_dir():
         path = path / "lab.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml_text.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise LabConfigError(f"cannot read {path}: {exc}") from exc
     except yaml.YAMLError as exc:

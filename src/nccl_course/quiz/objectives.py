@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from nccl_course import yaml_text
 from nccl_course.quiz.model import ID_RE, BankError
 
 OBJECTIVES_FILE = "_objectives.yml"
@@ -95,7 +96,7 @@ def parse_objectives(path) -> tuple[Objectives | None, list[str]]:
     path = Path(path)
     where = str(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml_text.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None, [f"{where}: file not found"]
     except yaml.YAMLError as exc:

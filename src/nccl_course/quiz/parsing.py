@@ -14,8 +14,7 @@ import difflib
 import math
 from pathlib import Path
 
-import yaml
-
+from nccl_course import yaml_text
 from nccl_course.quiz import choose_generators  # noqa: F401  (registers the choose generators)
 from nccl_course.quiz import generators as _generators
 from nccl_course.quiz.choose import GeneratedChoiceQuestion, drawn_choice_errors, misplaced_keys
@@ -77,10 +76,10 @@ def parse_bank(path: Path, objectives: Objectives | None = None) -> tuple[Bank |
         if objective_errors:
             return None, [f"{where}: {e}" for e in objective_errors]
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml_text.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None, [f"{where}: file not found"]
-    except yaml.YAMLError as exc:
+    except yaml_text.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
