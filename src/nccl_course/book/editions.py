@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nccl_course import yaml_text
-from nccl_course.i18n.interface import N_, translator
+from nccl_course.i18n.interface import COURSE_TITLE, translator
 from nccl_course.i18n.languages import LANGUAGES, SOURCE_LANGUAGE
 
 #: The book's title (``title`` in _config.yml; tests/test_turkish_edition.py keeps them equal),
-#: shown in each edition's language.
-BOOK_TITLE = N_("Collective Communication and NCCL")
+#: shown in each edition's language: the course's name.
+BOOK_TITLE = COURSE_TITLE
 
 #: The book's own theme templates (the author line in each edition's language), relative to
 #: the repository root; they come before the theme's, which appends its folders after them.

@@ -25,7 +25,7 @@ from nccl_course.certs.bounds import (  # noqa: F401
     parse_json,
 )
 from nccl_course.certs.loader import OB_V3_0_3, VC_V2
-from nccl_course.i18n.interface import N_
+from nccl_course.i18n.interface import COURSE_TITLE, N_
 from nccl_course.i18n.names import has_visible_character, printable_text
 
 CREDENTIAL_CONTEXT = [VC_V2, OB_V3_0_3]
@@ -174,8 +174,8 @@ def learner_name(credential: dict) -> str | None:
 
 
 #: The course's achievement, as its credentials name it (signed in English; a certificate in
-#: another language shows its translation, ``nccl_course.certs.render``). The book's title.
-COURSE_NAME = N_("Collective Communication and NCCL")
+#: another language shows its translation, ``nccl_course.certs.render``): the course's name.
+COURSE_NAME = COURSE_TITLE
 #: What a development server adds to the achievement's name (``nccl_course.issuing``).
 LOCAL_TEST_MARK = N_("(local test, not verifiable elsewhere)")
 

@@ -37,6 +37,11 @@ def N_(text: str) -> str:  # noqa: N802 - the gettext convention for a marked st
     return text
 
 
+#: The course's name: the book's title (``title`` in _config.yml) and the achievement its
+#: credentials name, in English; each language shows its translation.
+COURSE_TITLE = N_("Collective Communication and NCCL")
+
+
 def negotiate(accept_language: str | None, default: str = "en") -> str:
     """The course language an ``Accept-Language`` header prefers (``tr-TR,tr;q=0.9`` -> tr)."""
     if not accept_language:
