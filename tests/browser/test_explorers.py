@@ -90,6 +90,16 @@ def test_algorithms_explorer(book_url, offline_page):
         "ranks": 4,
         "size": 2**30,
     }
+    # all_to_all: no tuner choice, NCCL's grouped sends and receives
+    state, rows = choose(page, "collective", "all_to_all")
+    check_algorithm_rows(state, rows)
+    pick = nccl.predict("all_to_all", 2**30, "ib-ndr-2node", ranks=4)
+    assert (shown.get_attribute("data-algorithm"), shown.get_attribute("data-protocol")) == (
+        "P2P",
+        pick.protocol,
+    )
+    assert close(float(shown.get_attribute("data-time-s")), pick.time_s)
+    assert "grouped sends and receives" in shown.inner_text()
     assert offline_page.external == []
 
 
@@ -101,6 +111,7 @@ def test_nccl_explorer(book_url, offline_page):
         ("preset", "h100-nvls"),
         ("ranks", 4),
         ("harness", "torch.distributed"),
+        ("collective", "all_to_all"),
     ):
         state, new_rows = choose(page, control, value)
         assert new_rows != rows

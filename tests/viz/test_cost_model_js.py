@@ -172,7 +172,7 @@ def test_nccl_pick_matches_the_python_tuner(js, exported):
     harnesses = list(data["callCost"]["harnesses"])
     for preset, by_ranks in data["systems"].items():
         for p in by_ranks:
-            for c in data["courseToFunction"]:
+            for c in [*data["courseToFunction"], *data["p2pCollectives"]]:
                 for i, size in enumerate(sizes + [int(s) for s in np.logspace(0, 34, 60, base=2)]):
                     harness = harnesses[i % len(harnesses)]  # every harness on every system
                     cases.append(["nccl", [c, size, preset, int(p), harness]])

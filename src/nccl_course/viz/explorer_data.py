@@ -159,18 +159,40 @@ def training_section() -> dict:
     }
 
 
+def p2p_section(system) -> dict:
+    """What an all_to_all's plan (:func:`nccl_course.cost.nccl.p2p.plan`) takes from ``system``
+    whatever the size: the channels (all, most per peer), the chunk, each path's rate (GB/s,
+    0 where there is no such path) and one step's latency per protocol (us), read from the plans
+    of the smallest size (LL) and a large one (Simple)."""
+    from nccl_course.cost.nccl import p2p
+
+    n_channels, n_max = p2p.p2p_channels(system)
+    small, large = p2p.plan(system, 0), p2p.plan(system, 1 << 34)
+    assert (small.protocol, large.protocol) == ("LL", "Simple")
+    return {
+        "channels": n_channels,
+        "maxPerPeer": n_max,
+        "chunk": large.chunk_bytes,
+        "intraGBps": large.intra_GBps,
+        "interGBps": large.inter_GBps,
+        "latency_us": {"LL": small.latency_us, "Simple": large.latency_us},
+    }
+
+
 def nccl_section() -> dict:
     """NCCL's tuner (:mod:`nccl_course.cost.nccl`): its constants, and for every preset and
     rank count it accepts, the system's figures and the cost table it chooses from."""
     from nccl_course.cost.nccl import call_cost as CC
-    from nccl_course.cost.nccl import system_for, table_for
+    from nccl_course.cost.nccl import p2p, system_for, table_for
     from nccl_course.cost.nccl import tables as T
+    from nccl_course.cost.nccl.estimate import P2P_COLLECTIVES
 
     systems: dict = {}
     for name in PRESETS:
         for p in RANK_CHOICES:
             try:
                 system, table = system_for(name, p), table_for(name, p)
+                p2p_plan = p2p_section(system)
             except ValueError:  # not whole nodes, or more GPUs than a node without a network
                 continue
             systems.setdefault(name, {})[str(p)] = {
@@ -186,6 +208,7 @@ def nccl_section() -> dict:
                 "maxThreads": table.max_threads,
                 "threadThreshold": table.thread_threshold,
                 "network": PRESETS[name].network,
+                "p2p": p2p_plan,
             }
     return {
         "version": T.NCCL_VERSION,
@@ -198,6 +221,10 @@ def nccl_section() -> dict:
         "warpSize": T.WARP_SIZE,
         "maxNthreads": T.MAX_NTHREADS,
         "systems": systems,
+        # all_to_all: grouped sends and receives, priced by cost.nccl.p2p, not by the tuner
+        "p2pCollectives": list(P2P_COLLECTIVES),
+        "p2pLlThreshold": p2p.P2P_LL_THRESHOLD,
+        "llDataShare": p2p.LL_DATA_SHARE,
         "callCost": {
             "bufferBytes": dict(CC.BUFFER_BYTES),
             "fillFraction": dict(CC.FILL_FRACTION),

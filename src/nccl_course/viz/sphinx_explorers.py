@@ -90,6 +90,10 @@ PAGE_SCRIPT_STRINGS = (
         "{library}'s tuner picks {algorithm}/{protocol} on {channels} channels: {time} us, "
         "busbw {busbw} GB/s (its estimate, dashed)."
     ),
+    N_(
+        "{library} runs it as grouped sends and receives, {protocol} on {channels} channels: "
+        "{time} us, busbw {busbw} GB/s (its estimate, dashed)."
+    ),
     N_("NCCL's tuner model does not cover this collective or rank count."),
     # what NCCL picks
     N_("NCCL's pick for {collective} on {preset}, {ranks} ranks"),

@@ -524,13 +524,89 @@
       };
     }
 
+    /** estimate._prediction: a call NCCL runs as algorithm/protocol on ``channels``, which it
+     * estimates at ``estimateUs`` (``latencyUs`` at 0 bytes): its bandwidths, and what the call
+     * costs as ``harness`` times it. */
+    function ncclResult(collective, sizeBytes, presetName, sys, harness, run) {
+      const seconds = run.estimateUs * 1e-6;
+      const factor = busbwFactor(collective, sys.ranks);
+      const bandwidths = (s) => (s > 0 && sizeBytes > 0 ? [sizeBytes / s / 1e9, (sizeBytes / s / 1e9) * factor] : [0, 0]);
+      const [algbwGBps, busbwGBps] = bandwidths(seconds);
+      const terms = ncclCallCost(sys, run.protocol, run.channels, run.latencyUs, run.estimateUs, sizeBytes, harness);
+      const callSeconds = Object.values(terms).reduce((a, b) => a + b, 0) * 1e-6;
+      const [callAlgbw, callBusbw] = bandwidths(callSeconds);
+      return {
+        collective,
+        preset: presetName,
+        ranks: sys.ranks,
+        nodes: sys.nodes,
+        size_bytes: sizeBytes,
+        algorithm: run.algorithm,
+        protocol: run.protocol,
+        channels: run.channels,
+        threads: run.threads,
+        time_s: seconds,
+        algbw_GBps: algbwGBps,
+        busbw_GBps: busbwGBps,
+        candidates: run.candidates,
+        harness: harness || N.callCost.defaultHarness,
+        call_time_s: callSeconds,
+        call_algbw_GBps: callAlgbw,
+        call_busbw_GBps: callBusbw,
+        call_terms_us: terms,
+      };
+    }
+
+    /** p2p.plan: an all_to_all as NCCL runs it, grouped sends and receives of size / ranks bytes
+     * to every rank, each on its own channels; the call lasts as long as the slower path. */
+    function ncclP2pRun(sys, sizeBytes) {
+      const P = sys.p2p;
+      const n = sys.ranks;
+      const several = sys.nodes > 1;
+      let nMin = P.maxPerPeer;
+      while (nMin * n > P.channels && nMin > 1) nMin = Math.floor(nMin / 2);
+      const peer = sizeBytes / n;
+      // addP2pToPlan: channels for one send (or receive) of the peer's bytes
+      const peerBytes = Math.trunc(peer);
+      let perPeer = 1;
+      if (peerBytes > 0) {
+        const minPart = several ? Math.floor(P.chunk / 2) : Math.floor(P.chunk / 8);
+        const maxPart = several ? P.chunk : P.chunk * 32;
+        perPeer = Math.min(nMin, Math.ceil(peerBytes / minPart));
+        let part = Math.max(minPart, Math.ceil(peerBytes / perPeer));
+        while (part > maxPart && perPeer <= Math.floor(P.maxPerPeer / 2)) {
+          perPeer *= 2;
+          part = Math.ceil(peerBytes / perPeer);
+        }
+      }
+      const protocol = peer <= perPeer * N.p2pLlThreshold ? "LL" : "Simple";
+      const share = protocol === "LL" ? N.llDataShare : 1;
+      const paths = [
+        [peer * (sys.gpusPerNode - 1), P.intraGBps * share],
+        [peer * (n - sys.gpusPerNode), P.interGBps * share],
+      ];
+      const transfer = Math.max(0, ...paths.filter(([bytes]) => bytes).map(([bytes, rate]) => bytes / (rate * 1e3)));
+      const latencyUs = P.latency_us[protocol];
+      return {
+        algorithm: "P2P",
+        protocol,
+        channels: Math.min(P.channels, (n - 1) * perPeer),
+        threads: N.maxNthreads,
+        latencyUs,
+        estimateUs: latencyUs + transfer,
+        candidates: { [`P2P/${protocol}`]: latencyUs + transfer },
+      };
+    }
+
     /** nccl.predict (default NCCL_ALGO / NCCL_PROTO): NCCL's pick, channels, its estimate and
-     * what the call costs as ``harness`` times it. */
+     * what the call costs as ``harness`` times it; all_to_all as grouped sends and receives. */
     function ncclPredict(collective, sizeBytes, presetName, { ranks = null, harness = null } = {}) {
+      const p2p = N.p2pCollectives.includes(collective);
       const fn = N.courseToFunction[collective];
-      if (!fn) throw new Error(`NCCL's tuner does not price ${collective}`);
+      if (!fn && !p2p) throw new Error(`NCCL's model does not price ${collective}`);
       if (sizeBytes < 0) throw new Error(`size must be non-negative, got ${sizeBytes}`);
       const sys = ncclSystem(presetName, ranks);
+      if (p2p) return ncclResult(collective, sizeBytes, presetName, sys, harness, ncclP2pRun(sys, sizeBytes));
       const candidates = ncclCandidates(sys, fn, sizeBytes);
       let best = null;
       let bestTime = Infinity;
@@ -543,34 +619,8 @@
       if (best === null) throw new Error(`No algorithm/protocol available for function ${fn}`);
       const [algorithm, protocol] = best.split("/");
       const [channels, threads] = ncclChannelsThreads(sys, algorithm, protocol, sizeBytes);
-      const seconds = bestTime * 1e-6;
-      const factor = busbwFactor(collective, sys.ranks);
-      const bandwidths = (s) => (s > 0 && sizeBytes > 0 ? [sizeBytes / s / 1e9, (sizeBytes / s / 1e9) * factor] : [0, 0]);
-      const [algbwGBps, busbwGBps] = bandwidths(seconds);
-      const latency0 = ncclTimeUs(sys, fn, algorithm, protocol, 0);
-      const terms = ncclCallCost(sys, protocol, channels, latency0, bestTime, sizeBytes, harness);
-      const callSeconds = Object.values(terms).reduce((a, b) => a + b, 0) * 1e-6;
-      const [callAlgbw, callBusbw] = bandwidths(callSeconds);
-      return {
-        collective,
-        preset: presetName,
-        ranks: sys.ranks,
-        nodes: sys.nodes,
-        size_bytes: sizeBytes,
-        algorithm,
-        protocol,
-        channels,
-        threads,
-        time_s: seconds,
-        algbw_GBps: algbwGBps,
-        busbw_GBps: busbwGBps,
-        candidates,
-        harness: harness || N.callCost.defaultHarness,
-        call_time_s: callSeconds,
-        call_algbw_GBps: callAlgbw,
-        call_busbw_GBps: callBusbw,
-        call_terms_us: terms,
-      };
+      const latencyUs = ncclTimeUs(sys, fn, algorithm, protocol, 0);
+      return ncclResult(collective, sizeBytes, presetName, sys, harness, { algorithm, protocol, channels, threads, latencyUs, estimateUs: bestTime, candidates });
     }
 
     function ncclRanks(presetName) {
@@ -591,7 +641,7 @@
       crossovers,
       comparisonData,
       scheduleBytes,
-      nccl: { predict: ncclPredict, ranks: ncclRanks, collectives: () => Object.keys(N.courseToFunction), harnesses: () => Object.keys(N.callCost.harnesses), version: N.version },
+      nccl: { predict: ncclPredict, ranks: ncclRanks, collectives: () => Object.keys(N.courseToFunction).concat(N.p2pCollectives), harnesses: () => Object.keys(N.callCost.harnesses), version: N.version },
       training: {
         parameters,
         activationElements,

@@ -173,7 +173,13 @@
       ];
       if (nccl) {
         const q = m.nccl.predict(c, s, pre.value, { ranks: p });
-        parts.push(element("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text: S("{library}'s tuner picks {algorithm}/{protocol} on {channels} channels: {time} us, busbw {busbw} GB/s (its estimate, dashed).", { library: `NCCL ${m.nccl.version}`, algorithm: q.algorithm, protocol: q.protocol, channels: q.channels, time: us(q.time_s), busbw: fmt(q.busbw_GBps) }) }));
+        const values = { library: `NCCL ${m.nccl.version}`, algorithm: q.algorithm, protocol: q.protocol, channels: q.channels, time: us(q.time_s), busbw: fmt(q.busbw_GBps) };
+        // all_to_all has no tuner choice: NCCL runs it as grouped sends and receives
+        const text =
+          q.algorithm === "P2P"
+            ? S("{library} runs it as grouped sends and receives, {protocol} on {channels} channels: {time} us, busbw {busbw} GB/s (its estimate, dashed).", values)
+            : S("{library}'s tuner picks {algorithm}/{protocol} on {channels} channels: {time} us, busbw {busbw} GB/s (its estimate, dashed).", values);
+        parts.push(element("p", { class: "nccl-explorer-nccl", "data-algorithm": q.algorithm, "data-protocol": q.protocol, "data-channels": String(q.channels), "data-time-s": String(q.time_s), "data-busbw-gbps": String(q.busbw_GBps), text }));
       } else {
         parts.push(element("p", { class: "nccl-explorer-nccl", text: S("NCCL's tuner model does not cover this collective or rank count.") }));
       }
