@@ -138,8 +138,11 @@ SOURCE_TCPXO = (
     "(https://cloud.google.com/cluster-toolkit/docs/machine-learning/a3-mega-enable-gpudirect-tcpxo; "
     "GoogleCloudPlatform/cluster-toolkit examples/machine-learning/a3-megagpu-8g). This preset has "
     "NVLS off; the Ring,Tree and Simple restriction is the algo and proto of predict, and the "
-    "tuner plugin is not modelled. The plugin is closed source: 200 Gb/s per NIC as NCCL's port "
-    "speed is this preset's assumption from the NIC speed"
+    "tuner plugin is not modelled. The plugin ships as a container image "
+    "(us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev, as in "
+    "GoogleCloudPlatform/slurm-gcp pull request 276); no published figure says what port "
+    "speed it reports to NCCL, so 200 Gb/s per NIC as NCCL's port speed is this preset's "
+    "assumption from the NIC speed"
 )
 SOURCE_DGX_B200 = (
     "NVIDIA DGX B200: 8 B200 on NVSwitch (NVLink 5), 8 ConnectX-7 400 Gb/s NDR ports for the "
