@@ -282,7 +282,7 @@ def explorer_sites(tmp_path_factory):
             f'language = "{language}"\nhtml_static_path = [{str(root / "static")!r}]\n'
             + OWN_SUFFIXES
         )
-        shutil.copytree(cache, folder / "doctrees" / "nccl-explorers-cache")
+        shutil.copytree(cache, folder / "nccl-explorers-cache")
         sites[language] = sphinx_build(src, folder / "html", folder / "doctrees")
     return sites
 

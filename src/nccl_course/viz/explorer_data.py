@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,10 +91,12 @@ def compress_step_costs(costs) -> list:
     :class:`~nccl_course.cost.topology.StepCosts`, each distinct step once with its count.
     time(S) = sum of count x max_i(lat_i + slope_i S) + gamma_total x S."""
     bounds = list(costs.starts.tolist()) + [int(costs.latency.size)]
+    # (latency, slope) pairs as Python floats once: slicing numpy arrays per step cost more
+    # than the rest of the export
+    pairs = list(zip(costs.latency.tolist(), costs.slope.tolist(), strict=True))
     groups: dict[tuple, int] = {}
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-        lines = np.stack([costs.latency[a:b], costs.slope[a:b]], axis=1).ravel().tolist()
-        key = tuple(lines)
+        key = tuple(x for pair in pairs[a:b] for x in pair)
         groups[key] = groups.get(key, 0) + 1
     return [float(np.sum(costs.gamma_slope)), [[n, *lines] for lines, n in groups.items()]]
 
@@ -278,7 +281,10 @@ def write_data(path: Path, cache_dir: Path | None = None) -> Path:
         text = json.dumps(explorer_data(), separators=(",", ":"))
         if cached is not None:
             cached.parent.mkdir(parents=True, exist_ok=True)
-            cached.write_text(text)
+            # written whole or not at all: two editions' builds may share the folder
+            partial = cached.with_suffix(f".{os.getpid()}.part")
+            partial.write_text(text)
+            os.replace(partial, cached)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"window.NCCL_COURSE_COST_DATA = {text};\n")
     return path

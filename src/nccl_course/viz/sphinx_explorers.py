@@ -191,7 +191,9 @@ class CostExplorerDirective(SphinxDirective):
 
 def _write_data(app: Sphinx) -> None:
     staging = Path(app.outdir).parent / ".nccl-explorers"
-    write_data(staging / DATA_JS, cache_dir=Path(app.doctreedir) / "nccl-explorers-cache")
+    # beside the doctree folders, not in one: every edition's build (each with its own doctree
+    # folder under _build/) reuses the data the first one made
+    write_data(staging / DATA_JS, cache_dir=Path(app.doctreedir).parent / "nccl-explorers-cache")
     add_static_folders(app.config, staging, STATIC)
 
 
