@@ -21,4 +21,4 @@ YAMLError = yaml.YAMLError
 def safe_load(text: str) -> Any:
     """The YAML document in ``text`` as plain data (dicts, lists, str, int, float, bool, None,
     dates), like ``yaml.safe_load``."""
-    return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
+    return yaml.load(text, Loader=_LOADER)  # a safe loader (CSafeLoader or SafeLoader)
