@@ -187,6 +187,35 @@ def test_other_ranks_and_launchers_lines_are_skipped(tmp_path):
     assert len(read_measurement(_write(tmp_path, labelled, "srun.txt")).rows) == 32
 
 
+def test_mpich_rank_tags_are_read_even_inside_a_row(tmp_path):
+    # mpiexec -prepend-rank (MPICH's Hydra, Intel MPI) tags every write with the rank, and
+    # nccl-tests writes a row in several, so rank 0's tag also sits inside its rows (as in
+    # NVIDIA/nccl#1453: "1048576 262144 float sum -1[0] 1626.5 0.64 1.24 0[0] 2302.3 ...")
+    tagged = []
+    for line in ALL_REDUCE.read_text().splitlines():
+        cells = line.split()
+        if line[:12].strip().isdigit():
+            line = "  ".join(cells[:5]) + "[0]  " + "  ".join(cells[5:9]) + "[0]  "
+            line += "  ".join(cells[9:])
+        tagged.append(f"[0] {line}")
+        tagged.append("[3]            8             2     float     sum      -1    1.00")
+    m = read_measurement(_write(tmp_path, "\n".join(tagged), "hydra.txt"))
+    plain = read_measurement(ALL_REDUCE)
+    assert (m.ranks, m.collective) == (plain.ranks, plain.collective) == (16, "all_reduce")
+    assert [(r.size, r.out_of_place, r.in_place) for r in m.rows] == [
+        (r.size, r.out_of_place, r.in_place) for r in plain.rows
+    ]
+    # a row that another rank's output broke is refused with its line, not misread
+    broken = tagged[:]
+    first = next(
+        i for i, line in enumerate(broken) if line.startswith("[0] ") and "[0]" in line[4:]
+    )
+    row = broken[first]
+    broken[first] = row[:4] + row[4:].replace("[0]", "[0]host:1:1 [0] NCCL INFO x", 1)
+    with pytest.raises(MeasurementError, match=f"line {first + 1}: a row of"):
+        read_measurement(_write(tmp_path, "\n".join(broken), "hydra.txt"))
+
+
 def test_each_process_printing_its_own_table_is_refused(tmp_path):
     text = ALL_REDUCE.read_text()
     twice = text.replace("#  Rank  1 Group", "#  Rank  0 Group", 1)

@@ -15,8 +15,9 @@ Rows are read by the column header when there is one, else by their width. The d
 the ``#  Rank N Group G Pid P on HOST device D [BUS] NAME`` lines (``Group`` from 2.13);
 the collective is the binary's name where the file shows one (a command line, ``# Collective
 test starting:``), else what the columns allow (:mod:`~nccl_course.cost.measured.identify`).
-Lines of other ranks (``[1,3]<stdout>:`` from ``mpirun --tag-output``, ``3: `` from ``srun
---label``), MPI warnings, NCCL INFO lines and anything else that is not a row are skipped.
+Lines of other ranks (``[1,3]<stdout>:`` from Open MPI's ``mpirun --tag-output``, ``[3]`` from
+MPICH's or Intel MPI's ``mpiexec -prepend-rank``, ``3: `` from ``srun --label``), MPI
+warnings, NCCL INFO lines and anything else that is not a row are skipped.
 
 Units as printed: bytes, microseconds, GB/s (1e9 bytes/s).
 """
@@ -34,6 +35,8 @@ from nccl_course.cost.nccl.log_reader import VERSION_LINE
 
 _OMPI_TAG = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:\s?")
 _SRUN_LABEL = re.compile(r"^\s*(\d+): ")
+_HYDRA_TAG = re.compile(r"^\[(\d+)\]\s?")
+_HYDRA_ZERO = re.compile(r"\[0\]")
 _RANK = re.compile(
     r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(?:(\S+)\s+)?device\s+\d+"
     r"\s+\[[^\]]*\]\s*(.*?)\s*$"
@@ -204,6 +207,12 @@ def _strip_prefix(line: str) -> str | None:
         return None if match.group(1) != "0" or match.group(2) == "stderr" else line[match.end() :]
     if match := _SRUN_LABEL.match(line):
         return None if match.group(1) != "0" else line[match.end() :]
+    if match := _HYDRA_TAG.match(line):
+        if match.group(1) != "0":
+            return None
+        # Hydra tags every write, and nccl-tests prints a row in several: rank 0's tags can
+        # sit inside the row too ("-1[0]    1626.5"), where they stand for a break
+        return _HYDRA_ZERO.sub(" ", line[match.end() :])
     return line
 
 
