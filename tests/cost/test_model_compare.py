@@ -285,9 +285,7 @@ def test_malformed_inputs_are_refused_in_one_line(tmp_path, capsys):
         f"error: {broken} is malformed JSON"
     )
     listed = _write(tmp_path, "[1, 2]", "list.json")
-    assert "is JSON but not an nccl-course bench record" in _refused(
-        capsys, "--compare", str(listed)
-    )
+    assert "is JSON but neither nccl-tests' -J file" in _refused(capsys, "--compare", str(listed))
     assert "give --preset NAME" in _refused(capsys, "--compare", str(REDUCE_SCATTER))
     assert "is all_reduce_perf output" in _refused(
         capsys, "all_gather", "--compare", str(ALL_REDUCE)

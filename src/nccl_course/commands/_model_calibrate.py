@@ -1,7 +1,7 @@
 """``nccl-course model --calibrate FILE``: fit the call-cost model to a learner's own sweep.
 
-FILE is read as for ``--compare`` (nccl-tests output or ``nccl-course bench --json``), on the
-preset ``--preset`` names or the GPU names pick. The fit
+FILE is read as for ``--compare`` (nccl-tests output or its ``-J`` JSON, or
+``nccl-course bench --json``), on the preset ``--preset`` names or the GPU names pick. The fit
 (:func:`nccl_course.cost.nccl.call_fit.calibrate`) keeps NCCL's choice at every size and
 fits the two constants the course's presets cannot know about a learner's machine: the fixed
 cost of a call beyond NCCL's latency, and the bandwidth the links the run crossed achieve

@@ -1,7 +1,7 @@
 """``nccl-course model --compare FILE``: a learner's own numbers against the course's NCCL model.
 
-FILE is what an nccl-tests binary printed (``all_reduce_perf ... > out.txt``) or the record
-``nccl-course bench ... --json FILE`` wrote (:mod:`nccl_course.cost.measured`). The preset is
+FILE is what an nccl-tests binary printed (``all_reduce_perf ... > out.txt``), the JSON file
+it writes with ``-J FILE.json``, or the record ``nccl-course bench ... --json FILE`` wrote (:mod:`nccl_course.cost.measured`). The preset is
 ``--preset``, else the one the GPUs' names pick the way a results bundle's are matched
 (:func:`nccl_course.results.gpus.family_of`): the family's one-node preset (with NVLink SHARP
 where the family has it, unless the run set NCCL_NVLS_ENABLE=0) when the ranks ran on one

@@ -89,7 +89,7 @@ def _add_measurement_arguments(parser) -> None:
         metavar="FILE",
         default=None,
         help="compare your own measurements in FILE (the output of an nccl-tests binary, "
-        "or nccl-course bench --json) with the model, size by size; the preset comes from "
+        "its -J FILE.json, or nccl-course bench --json) with the model, size by size; the preset comes from "
         "the GPU names unless --preset is given, ranks from the file",
     )
     parser.add_argument(

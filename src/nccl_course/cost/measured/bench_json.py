@@ -60,12 +60,14 @@ def read(
     except json.JSONDecodeError as exc:
         raise MeasurementError(
             f"{path} is malformed JSON ({exc.msg}, line {exc.lineno} column {exc.colno}): it "
-            "may have been cut short; write it again with nccl-course bench ... --json FILE"
+            "may have been cut short by a run that stopped; measure again (nccl-tests -J "
+            "FILE.json, or nccl-course bench ... --json FILE)"
         ) from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise MeasurementError(
-            f"{path} is JSON but not an nccl-course bench record (no 'rows' list): give the "
-            "file nccl-course bench ... --json FILE wrote, or nccl-tests' text output"
+            f"{path} is JSON but neither nccl-tests' -J file (no 'results' list) nor an "
+            "nccl-course bench record (no 'rows' list): give one of those, or nccl-tests' text "
+            "output"
         )
     name, nranks = data.get("collective"), data.get("nranks")
     if not isinstance(name, str) or isinstance(nranks, bool) or not isinstance(nranks, int):

@@ -19,12 +19,23 @@ from dataclasses import dataclass, field
 
 from nccl_course.cost.busbw import busbw_factor
 
-#: Relative slack for values stored unrounded (JSON floats written by the course's bench).
+#: Relative slack for values stored unrounded (JSON floats: the course's bench, nccl-tests -J).
 EXACT_SLACK = 1e-6
+
+#: The NCCL settings a measurement file may show that change what NCCL's tuner chooses.
+TUNING_ENV = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE")
+
+#: How each source names where a row is (a JSON row's index, else its line in the file).
+ROW_PLACES = {"nccl-course bench": "rows[{}]", "nccl-tests JSON": "results[{}]"}
 
 
 class MeasurementError(ValueError):
     """A file that cannot be read as a measurement; the message is one line for the user."""
+
+
+def nccl_version_of_code(code: int) -> str:
+    """NCCL_VERSION_CODE (major x 10000 + minor x 100 + patch, NCCL from 2.9) as "2.27.3"."""
+    return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
 
 
 def half_step(printed: str) -> float:
@@ -74,7 +85,8 @@ class Row:
 
 @dataclass(frozen=True)
 class Measurement:
-    """A sweep read from ``path``: ``source`` ("nccl-tests" or "nccl-course bench"), the
+    """A sweep read from ``path``: ``source`` ("nccl-tests", "nccl-tests JSON" or
+    "nccl-course bench"), the
     ``collective`` (course name), ``ranks``, ``nodes`` (distinct hosts), the GPUs' names,
     the NCCL version the run used, ``env``: the NCCL_* settings the file shows, the rows in
     file order, ``notes`` (what was skipped or assumed), and ``time_is_cpu``: the time
@@ -179,9 +191,9 @@ def inconsistencies(m: Measurement) -> tuple[Inconsistency, ...]:
     explains; in file order, out of place before in place."""
     factor = busbw_factor(m.collective, m.ranks)
     found = []
-    in_json = m.source == "nccl-course bench"
+    place = ROW_PLACES.get(m.source, "line {}")
     for row in m.rows:
-        where = f"rows[{row.line}]" if in_json else f"line {row.line}"
+        where = place.format(row.line)
         for group, timing in (("out of place", row.out_of_place), ("in place", row.in_place)):
             if timing is not None:
                 found += _check(where, row, group, timing, factor, m.time_is_cpu)

@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 
 from nccl_course import collectives
 from nccl_course.cost.measured.identify import binary_collectives, identify
-from nccl_course.cost.measured.measurement import Measurement, MeasurementError, Row, Timing
+from nccl_course.cost.measured.measurement import (
+    TUNING_ENV,
+    Measurement,
+    MeasurementError,
+    Row,
+    Timing,
+    nccl_version_of_code,
+)
 from nccl_course.cost.measured.measurement import half_step as _step
 from nccl_course.cost.nccl.log_reader import VERSION_LINE
 
@@ -46,7 +53,7 @@ _DATA = re.compile(r"^\s*\d+\s+\d+\s+\S")
 _BINARY = re.compile(r"\b([a-z]+(?:_[a-z]+)*_perf)(?:_mpi)?\b")
 _STARTING = re.compile(r"Collective test starting:\s*([a-z_]+_perf)")
 _LIBRARY_CODE = re.compile(r"nccl-library=(\d{5,})")
-_ENV = re.compile(r"\bNCCL_(ALGO|PROTO|NVLS_ENABLE)(?:=| set by environment to )([^\s\\'\"]+)")
+_ENV = re.compile(r"\b(" + "|".join(TUNING_ENV) + r")(?:=| set by environment to )([^\s\\'\"]+)")
 _COMM = re.compile(r"\bnRanks (\d+) nNodes (\d+)")
 _AVERAGE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
 _TIME_NAMES = ("time", "cputime")
@@ -142,10 +149,9 @@ class _Scan:
         if self.version is None and (match := VERSION_LINE.search(line)):
             self.version = match.group(1)
         if self.version is None and (match := _LIBRARY_CODE.search(line)):
-            code = int(match.group(1))  # NCCL_VERSION_CODE: X * 10000 + Y * 100 + Z
-            self.version = f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+            self.version = nccl_version_of_code(int(match.group(1)))
         for key, value in _ENV.findall(line):
-            self.env.setdefault(f"NCCL_{key}", value)
+            self.env.setdefault(key, value)
         if self.comm is None and (match := _COMM.search(line)):
             self.comm = (int(match.group(1)), int(match.group(2)))
 
