@@ -26,6 +26,7 @@ DATA = Path(__file__).parent / "nccl_tests_output"
 ALL_REDUCE = DATA / "all_reduce_16xH100_issue309.txt"
 ALL_GATHER = DATA / "all_gather_16xB200_dranet.txt"
 REDUCE_SCATTER = DATA / "reduce_scatter_8ranks_issue128_head.txt"
+ALLTOALL_80 = DATA / "alltoall_80xH100_nccl_tests_cluster.txt"
 GiB = 1024**3
 
 
@@ -214,6 +215,32 @@ def test_mpich_rank_tags_are_read_even_inside_a_row(tmp_path):
     broken[first] = row[:4] + row[4:].replace("[0]", "[0]host:1:1 [0] NCCL INFO x", 1)
     with pytest.raises(MeasurementError, match=f"line {first + 1}: a row of"):
         read_measurement(_write(tmp_path, "\n".join(broken), "hydra.txt"))
+
+
+def test_a_log_of_several_runs_is_cut_to_the_named_collective(tmp_path, capsys):
+    # a script looping over the binaries into one log (as xxrjun/nccl-tests-cluster's logs
+    # hold five runs): here the issue-309 all_reduce, given the banner a 2.17 run prints,
+    # between the two published alltoall runs
+    banner = "# nccl-tests version 2.17.8 nccl-headers=22602 nccl-library=22602\n"
+    all_reduce = banner + "# Collective test starting: all_reduce_perf\n" + ALL_REDUCE.read_text()
+    one_node = DATA / "alltoall_8xH100_nccl_tests_cluster.txt"
+    log = "\n".join(
+        ["$ for t in alltoall all_reduce; do ./build/${t}_perf -b 32M -e 64G; done"]
+        + [one_node.read_text(), all_reduce, ALLTOALL_80.read_text()]
+    )
+    path = _write(tmp_path, log, "runs.log")
+    with pytest.raises(MeasurementError, match="holds 3 runs \\(alltoall_perf, all_reduce_perf, "):
+        read_measurement(path)
+    m = read_measurement(path, collective="all_reduce")
+    plain = read_measurement(ALL_REDUCE)
+    assert (m.collective, m.ranks, m.nodes, m.nccl_version) == ("all_reduce", 16, 2, "2.26.2")
+    assert [r.out_of_place for r in m.rows] == [r.out_of_place for r in plain.rows]
+    with pytest.raises(MeasurementError, match="holds 2 runs of alltoall_perf \\(lines 3, "):
+        read_measurement(path, collective="all_to_all")
+    with pytest.raises(MeasurementError, match="holds runs of .*, none of broadcast"):
+        read_measurement(path, collective="broadcast")
+    # the CLI says how to name one, in one line
+    assert "e.g. nccl-course model all_to_all --compare" in _refused(capsys, "--compare", str(path))
 
 
 def test_each_process_printing_its_own_table_is_refused(tmp_path):

@@ -11,7 +11,9 @@ The layouts, from NVIDIA/nccl-tests' sources (src/common.cu, and src/util.cu fro
   time with -C 1; per-iteration columns (``i_min`` ...) with -I 1 and a date-and-time stamp
   with -S 1 (2.19) are found from the header.
 
-Rows are read by the column header when there is one, else by their width. The devices are
+Rows are read by the column header when there is one, else by their width. A log of several
+runs one after the other (a script looping over the binaries) is cut to the run of the
+collective the user names. The devices are
 the ``#  Rank N Group G Pid P on HOST device D [BUS] NAME`` lines (``Group`` from 2.13);
 the collective is the binary's name where the file shows one (a command line, ``# Collective
 test starting:``), else what the columns allow (:mod:`~nccl_course.cost.measured.identify`).
@@ -52,6 +54,7 @@ _HEADER = re.compile(r"^#?\s*size\s+count\s+type\b")
 _DATA = re.compile(r"^\s*\d+\s+\d+\s+\S")
 _BINARY = re.compile(r"\b([a-z]+(?:_[a-z]+)*_perf)(?:_mpi)?\b")
 _STARTING = re.compile(r"Collective test starting:\s*([a-z_]+_perf)")
+_BANNER = re.compile(r"^#\s*nccl-tests version\b")
 _LIBRARY_CODE = re.compile(r"nccl-library=(\d{5,})")
 _ENV = re.compile(r"\b(" + "|".join(TUNING_ENV) + r")(?:=| set by environment to )([^\s\\'\"]+)")
 _COMM = re.compile(r"\bnRanks (\d+) nNodes (\d+)")
@@ -261,16 +264,47 @@ def _ranks(scan: _Scan, named: int | None, k: int | None, size_counts_all_ranks:
     return ranks
 
 
+def _one_run(lines: list[tuple[int, str]], path: str, collective: str | None):
+    """The (number, line) pairs of one run: all of them, or, in a log of several runs one
+    after the other (each from its ``# nccl-tests version`` and ``# Collective test
+    starting`` lines), what comes before the first and the run of ``collective``."""
+    starts = [i for i, (_, line) in enumerate(lines) if _STARTING.search(line)]
+    if len(starts) < 2:
+        return lines
+    begins = [i - 1 if i and _BANNER.match(lines[i - 1][1]) else i for i in starts]
+    ends = begins[1:] + [len(lines)]
+    programs = [_STARTING.search(lines[i][1]).group(1) for i in starts]
+    by_binary = binary_collectives()
+    listed = ", ".join(programs)
+    if collective is None:
+        example = next((by_binary[p] for p in programs if p in by_binary), "all_reduce")
+        raise MeasurementError(
+            f"{path} holds {len(programs)} runs ({listed}): name the collective to compare, "
+            f"e.g. nccl-course model {example} --compare {path}"
+        )
+    chosen = [k for k, program in enumerate(programs) if by_binary.get(program) == collective]
+    if not chosen:
+        raise MeasurementError(f"{path} holds runs of {listed}, none of {collective}")
+    if len(chosen) > 1:
+        where = ", ".join(str(lines[starts[k]][0]) for k in chosen)
+        raise MeasurementError(
+            f"{path} holds {len(chosen)} runs of {programs[chosen[0]]} (lines {where}): keep one"
+        )
+    k = chosen[0]
+    return lines[: begins[0]] + lines[begins[k] : ends[k]]
+
+
 def read(
     text: str, path: str, *, collective: str | None = None, ranks: int | None = None
 ) -> Measurement:
     """The measurement in nccl-tests' output ``text`` (read from ``path``, named in errors).
     Raises :class:`MeasurementError` with one line for the user."""
     scan = _Scan(path)
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = _strip_prefix(raw.rstrip("\r"))
-        if line is not None:
-            scan.feed(number, line)
+    numbered = [(n, _strip_prefix(raw.rstrip("\r"))) for n, raw in enumerate(text.splitlines(), 1)]
+    for number, line in _one_run(
+        [(n, line) for n, line in numbered if line is not None], path, collective
+    ):
+        scan.feed(number, line)
     if not scan.rows:
         raise MeasurementError(
             f"{path} has no data rows (lines like '1048576  262144  float  sum  -1  ...'): "
