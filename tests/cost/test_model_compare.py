@@ -314,6 +314,12 @@ def test_malformed_inputs_are_refused_in_one_line(tmp_path, capsys):
     listed = _write(tmp_path, "[1, 2]", "list.json")
     assert "is JSON but neither nccl-tests' -J file" in _refused(capsys, "--compare", str(listed))
     assert "give --preset NAME" in _refused(capsys, "--compare", str(REDUCE_SCATTER))
+    geforce = ALL_REDUCE.read_text().replace("NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090")
+    message = _refused(capsys, "--compare", str(_write(tmp_path, geforce, "4090.txt")))
+    assert "matches no preset family" in message and "l40s-pcie (Ada, PCIe Gen4)" in message
+    assert "host memory (SHM)" in message and "l40s-pcie" not in _refused(
+        capsys, "--compare", str(REDUCE_SCATTER)
+    )
     assert "is all_reduce_perf output" in _refused(
         capsys, "all_gather", "--compare", str(ALL_REDUCE)
     )

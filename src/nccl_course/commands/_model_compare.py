@@ -13,8 +13,11 @@ size, measured and modelled. Exit 0 after a comparison, 2 on a file or option it
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
+
+_GEFORCE = re.compile(r"\bGeForce\b", re.IGNORECASE)
 
 
 def choose_preset(requested: str | None, m) -> tuple[str, list[str]]:
@@ -28,9 +31,17 @@ def choose_preset(requested: str | None, m) -> tuple[str, list[str]]:
     family = family_of(list(m.gpu_names))
     if family is None:
         shown = ", ".join(sorted(set(m.gpu_names))) or "no GPU names"
+        hint = ""
+        if any(_GEFORCE.search(name) for name in m.gpu_names):
+            hint = (
+                "; for GeForce cards the nearest are l40s-pcie (Ada, PCIe Gen4) and pcie-gen5, "
+                "which assume PCIe peer-to-peer: GeForce drivers usually leave it off, and NCCL "
+                "then copies through host memory (SHM), slower than either; --calibrate on "
+                "your run fits the model to it"
+            )
         raise ValueError(
             f"{m.path} shows {shown}, which matches no preset family (presets cover "
-            f"{describe_families()}): give --preset NAME (see --list-presets)"
+            f"{describe_families()}): give --preset NAME (see --list-presets){hint}"
         )
     nodes = m.nodes or 1
     if nodes > 1:
