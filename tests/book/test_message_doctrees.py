@@ -70,3 +70,28 @@ def test_without_the_extension_sphinx_refuses_to_share_the_doctrees(tmp_path):
     build(src, tmp_path / "html", tmp_path / "doctrees", "html")
     with pytest.raises(SphinxError, match="incompatible"):
         build(src, tmp_path / "pot", tmp_path / "doctrees", "gettext")
+
+
+def test_doctrees_of_an_older_build_are_dropped_before_the_build(tmp_path):
+    """A checkout built before the extension existed holds doctrees the HTML builder now
+    refuses; the book's build removes them (and only them) and reads the pages again."""
+    from nccl_course.book.message_doctrees import drop_doctrees_of_older_builds
+
+    src = project(tmp_path / "src", [])
+    doctrees = tmp_path / "doctrees"
+    build(src, tmp_path / "html", doctrees, "html")
+    conf = src / "conf.py"
+    conf.write_text(
+        conf.read_text().replace(
+            "extensions = []", f"extensions = {['nccl_course.book.message_doctrees']!r}"
+        )
+    )
+    with pytest.raises(SphinxError, match="incompatible"):
+        build(src, tmp_path / "html", doctrees, "html")
+    assert drop_doctrees_of_older_builds(doctrees) is True
+    assert not doctrees.exists()
+    build(src, tmp_path / "html", doctrees, "html")
+    assert (tmp_path / "html" / "second.html").exists()
+    # doctrees of today's builds, or none at all, are left as they are
+    assert drop_doctrees_of_older_builds(doctrees) is False and doctrees.exists()
+    assert drop_doctrees_of_older_builds(tmp_path / "nothing") is False

@@ -137,6 +137,12 @@ def build(root: Path, edition: Edition, *, strict: bool = True, jobs: int = 1) -
     }
     if edition.language != SOURCE_LANGUAGE:
         overrides["html_title"] = translator(edition.language)(BOOK_TITLE)
+    from nccl_course.book.message_doctrees import drop_doctrees_of_older_builds
+
+    if drop_doctrees_of_older_builds(root / edition.doctrees):
+        print(
+            f"{edition.doctrees}: written by an older build of the book; removed, every page is read again"
+        )
     status = build_sphinx(
         root,
         root / edition.output,

@@ -13,6 +13,10 @@ no HTML writer prints.
 
 from __future__ import annotations
 
+import pickle
+import shutil
+from pathlib import Path
+
 from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 
@@ -21,6 +25,24 @@ class HTMLBuilderForTemplates(StandaloneHTMLBuilder):
     """Sphinx's HTML builder, whose doctrees the gettext builder can read."""
 
     versioning_method = "text"
+
+
+def drop_doctrees_of_older_builds(doctrees: Path) -> bool:
+    """Remove ``doctrees`` when an older build of the book wrote it with another versioning
+    method (before this extension, the HTML builder marked no node): Sphinx would stop with
+    "This environment is incompatible with the selected builder" instead of reading the pages
+    again. Returns whether it removed the folder."""
+    from sphinx.environment import versioning_conditions
+
+    try:
+        with (doctrees / "environment.pickle").open("rb") as f:
+            condition = pickle.load(f).versioning_condition
+    except Exception:  # none, or unreadable (another Sphinx): Sphinx reads every page anyway
+        return False
+    if condition in (None, versioning_conditions[HTMLBuilderForTemplates.versioning_method]):
+        return False
+    shutil.rmtree(doctrees, ignore_errors=True)
+    return True
 
 
 def setup(app: Sphinx) -> dict:
