@@ -109,6 +109,48 @@ def test_the_call_keeps_ncclss_choice_and_costs_at_least_its_estimate():
         predict("all_reduce", 8, "h100-nvls", harness="mpi")
 
 
+def test_the_network_share_slows_only_what_the_network_bounds():
+    # A4: NVLSTree's per-channel figure is NVLink SHARP's (48 x NVLS efficiency 0.74 x 7/8 x 2
+    # for all-reduce = 62.2 GB/s), below the network's (48 x 2 on two nodes = 96) and the
+    # per-channel cap (96): NCCL takes the smallest, so the RoCE share does not apply
+    from nccl_course.cost.nccl import table_for
+
+    table = table_for("a4-2node")
+    assert not table.is_network_bound("AllReduce", "NVLSTree")
+    assert table.is_network_bound("AllReduce", "Ring")
+    intra = 48.0 * 0.74 * 7 / 8 * 2
+    # the table holds algorithm bandwidth: 8 channels' bus bandwidth x ranks / steps (16 / 30)
+    assert table.bandwidth_GBps[4][5][2] == pytest.approx(
+        8 * intra * 16 / 30
+    )  # AllReduce, NVLSTree, Simple
+    size, net = 8 * GiB, C.NETWORKS["gke-roce"]
+    tree = predict("all_reduce", size, "a4-2node")
+    assert (tree.algorithm, tree.network_bound) == ("NVLSTree", False)
+    assert tree.call_terms_us["transfer_us"] == pytest.approx(tree.time_s * 1e6 - _latency(tree))
+    ring = predict("all_gather", size, "a4-2node")
+    assert (ring.algorithm, ring.network_bound) == ("Ring", True)
+    assert ring.call_terms_us["transfer_us"] == pytest.approx(
+        (ring.time_s * 1e6 - _latency(ring)) / net.efficiency
+    )
+    # A3 Mega's 200 Gb/s NICs are slower than NVLink SHARP there: the share applies
+    assert table_for("a3-mega-2node").is_network_bound("AllReduce", "NVLSTree")
+    assert not table_for("h100-nvls").is_network_bound("AllReduce", "NVLS")  # one node
+
+
+def test_the_cli_says_whether_the_network_share_applied(capsys):
+    assert main(["model", "all_reduce", "--size", "8GiB", "--preset", "a4-2node", "--nccl"]) == 0
+    out = capsys.readouterr().out
+    assert "NVLink SHARP inside the node, not the network, sets NVLSTree's bandwidth" in out
+    assert main(["model", "all_gather", "--size", "8GiB", "--preset", "a4-2node", "--nccl"]) == 0
+    assert "gke-roce achieves 68% of the tuner's network bandwidth" in capsys.readouterr().out
+    assert main(["model", "all_reduce", "--size", "8GiB", "--preset", "h100-nvls", "--nccl"]) == 0
+    assert "  network  " not in capsys.readouterr().out  # one node: no network
+
+
+def _latency(p) -> float:
+    return p.call_terms_us["latency_us"]
+
+
 def test_the_module_constants_are_the_fit_on_the_named_sweeps():
     groups = {s.id: sweep_observations(s) for s in load_sweeps() if s.id in C.FITTED_ON}
     assert set(groups) == set(C.FITTED_ON)

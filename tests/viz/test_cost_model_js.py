@@ -180,7 +180,16 @@ def test_nccl_pick_matches_the_python_tuner(js, exported):
                     expected.append(pred.as_dict())
     got = js(cases)
     for g, e, case in zip(got, expected, cases, strict=True):
-        for key in ("algorithm", "protocol", "channels", "threads", "ranks", "nodes", "harness"):
+        for key in (
+            "algorithm",
+            "protocol",
+            "channels",
+            "threads",
+            "ranks",
+            "nodes",
+            "harness",
+            "network_bound",
+        ):
             assert g[key] == e[key], (case, key)
         for key in ("time_s", "algbw_GBps", "busbw_GBps"):
             assert close(g[key], e[key]), (case, key)

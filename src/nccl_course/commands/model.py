@@ -241,6 +241,26 @@ def _run_textbook(args) -> int:
     return 0
 
 
+def _network_share(pred) -> str | None:
+    """What the network's achievable share did to the call (call_cost.NETWORKS)."""
+    from nccl_course.cost.nccl.call_cost import NETWORKS
+    from nccl_course.cost.presets import get_preset
+
+    try:
+        name = get_preset(pred.preset).network
+    except ValueError:  # a personal preset (--preset-file): its calibration says it
+        return None
+    net = NETWORKS.get(name)
+    if net is None:
+        return "no network class: the tuner's figure is taken as it is"
+    if not pred.network_bound:
+        return (
+            f"NVLink SHARP inside the node, not the network, sets {pred.algorithm}'s bandwidth "
+            f"here: {name}'s share ({net.efficiency:g}) does not slow the call"
+        )
+    return f"{name} achieves {net.efficiency:.0%} of the tuner's network bandwidth"
+
+
 NCCL_JSON_KEYS = (
     "algorithm",
     "protocol",
@@ -300,6 +320,8 @@ def _run_nccl(args) -> int:
         + ", ".join(f"{key.removesuffix('_us')} {value:.2f}" for key, value in terms.items())
         + " us"
     )
+    if pred.nodes > 1 and (share := _network_share(pred)):
+        print(f"  network    {share}")
     print("NCCL's own estimate (what it chooses by, not what a call costs):")
     print(f"  time       {pred.time_s * 1e6:12.2f} us")
     print(f"  algbw      {pred.algbw_GBps:12.2f} GB/s")

@@ -208,6 +208,7 @@ def nccl_section() -> dict:
                 "nvlsSupport": system.nvls_support,
                 "latency_us": table.latency_us,
                 "bandwidth_GBps": table.bandwidth_GBps,
+                "networkBound": table.network_bound,
                 "maxThreads": table.max_threads,
                 "threadThreshold": table.thread_threshold,
                 "network": PRESETS[name].network,

@@ -22,7 +22,9 @@ exactly what the tuner picks):
    hundred MiB and vanishes in relative terms beyond.
 3. **Achievable, not nominal, network bandwidth**: the tuner's network bandwidth comes from
    the NIC's nominal speed. :data:`NETWORKS` holds, per class of network, what it achieves
-   against that figure and the latency it adds per call.
+   against that figure and the latency it adds per call. The share applies where the network
+   sets the tuner's bandwidth: not to NVLS / NVLSTree calls that NVLink SHARP inside the node
+   limits more than the network (NCCL takes the smaller of the two, tuning.cc).
 
 ``time = fixed + network latency + NCCL's latency + fill + transfer / efficiency`` where
 NCCL's latency is its estimate at 0 bytes and transfer the rest of its estimate.
@@ -251,15 +253,19 @@ def call_cost(
     harness_name: str | None = None,
     network_name: str | None = None,
     calibration: Calibration | None = None,
+    network_bound: bool = True,
 ) -> CallCost:
     """The call's time for NCCL's choice: ``latency_us`` its estimate at 0 bytes and
     ``estimate_us`` at ``n_bytes`` (the tuner's), ``channels`` the channels it runs on,
-    ``nodes`` the communicator's nodes, ``network_name`` the preset's network class."""
+    ``nodes`` the communicator's nodes, ``network_name`` the preset's network class.
+    ``network_bound``: the network sets the bandwidth the tuner gave the algorithm
+    (:attr:`~nccl_course.cost.nccl.tuner.CostTable.network_bound`); where NVLink SHARP inside
+    the node is slower (NVLS, NVLSTree), the network's efficiency does not slow the call."""
     h = harness(harness_name)
     net = network(network_name) if nodes > 1 else None
     transfer = max(0.0, estimate_us - latency_us)
     inter = nodes > 1
-    efficiency = net.efficiency if net is not None else 1.0
+    efficiency = net.efficiency if net is not None and network_bound else 1.0
     fixed = h.fixed_us
     net_us = net.latency_us if net is not None else 0.0
     fraction = FILL_FRACTION[protocol]

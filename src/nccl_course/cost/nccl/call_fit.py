@@ -42,6 +42,7 @@ class Observation:
     fill_unit_us: float
     network_us: float
     link_class: str
+    network_bound: bool = False
 
     def model_us(self, fill: dict, fixed: dict) -> float:
         return (
@@ -99,6 +100,7 @@ def observe(
         fill_unit_us=transfer * in_flight / size if size > 0 else 0.0,
         network_us=terms["network_us"],
         link_class="inter" if p.nodes > 1 else "intra",
+        network_bound=p.network_bound,
     )
 
 
@@ -232,10 +234,10 @@ def fit_network(sweeps, network: str) -> tuple[float, float]:
     for sweep in sweeps:
         rows = []
         for o in sweep_observations(sweep):
-            scale = current.efficiency if o.link_class == "inter" else 1.0
+            scale = current.efficiency if o.network_bound else 1.0
             moved = (o.transfer_us + C.FILL_FRACTION[o.protocol] * o.fill_unit_us) * scale
             base = fixed[o.harness] + o.latency_us
-            rows.append((o.measured_us, base, moved, o.link_class == "inter"))
+            rows.append((o.measured_us, base, moved, o.link_class == "inter", o.network_bound))
         pieces.append(rows)
     best = None
     for latency in NETWORK_LATENCY_GRID:
@@ -243,8 +245,11 @@ def fit_network(sweeps, network: str) -> tuple[float, float]:
             score = np.mean(
                 [
                     median(
-                        abs(m / (b + (latency + x / efficiency if inter else x)) - 1)
-                        for m, b, x, inter in rows
+                        abs(
+                            m / (b + (latency if inter else 0) + (x / efficiency if bound else x))
+                            - 1
+                        )
+                        for m, b, x, inter, bound in rows
                     )
                     for rows in pieces
                 ]

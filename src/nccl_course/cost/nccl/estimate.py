@@ -48,7 +48,8 @@ class NcclPrediction:
     NCCL chooses from (NCCL_DEBUG_SUBSYS=TUNING prints its latencies and bandwidths).
     ``call_time_s``, ``call_algbw_GBps``, ``call_busbw_GBps``: what the call costs as
     ``harness`` times it (:mod:`~nccl_course.cost.nccl.call_cost`), which is what a
-    measurement shows; ``call_terms_us`` its terms."""
+    measurement shows; ``call_terms_us`` its terms; ``network_bound``: the network sets the
+    algorithm's bandwidth (so the network's achievable share slowed the call)."""
 
     collective: str
     preset: str
@@ -69,6 +70,7 @@ class NcclPrediction:
     call_algbw_GBps: float = 0.0
     call_busbw_GBps: float = 0.0
     call_terms_us: dict | None = None
+    network_bound: bool = False
 
     def as_dict(self) -> dict:
         """The fields as a dict, the nested tables copied (what ``dataclasses.asdict`` gives,
@@ -211,6 +213,7 @@ def predict(
         latency_us=table.time_us(function, choice.algorithm, choice.protocol, 0),
         estimate_us=choice.time_us,
         candidates=choice.candidates,
+        network_bound=table.is_network_bound(function, choice.algorithm),
     )
 
 
@@ -266,6 +269,7 @@ def _prediction(
     latency_us: float,
     estimate_us: float,
     candidates: dict,
+    network_bound: bool = True,
 ) -> NcclPrediction:
     """The prediction of a call NCCL runs as ``algorithm``/``protocol`` on ``channels``, which
     it estimates at ``estimate_us`` (``latency_us`` at 0 bytes): its bandwidths, and the cost of
@@ -280,6 +284,7 @@ def _prediction(
         harness_name=harness,
         network_name=preset.network,
         calibration=preset.calibration,
+        network_bound=network_bound,
     )
     factor = busbw_factor(collective, system.ranks)
     seconds = estimate_us * 1e-6
@@ -306,6 +311,7 @@ def _prediction(
         call_algbw_GBps=call_algbw,
         call_busbw_GBps=call_busbw,
         call_terms_us=asdict(cost),
+        network_bound=network_bound and system.nodes > 1,
     )
 
 

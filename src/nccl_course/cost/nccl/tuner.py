@@ -62,6 +62,13 @@ class CostTable:
     max_threads: tuple
     thread_threshold: tuple
     release: TunerRelease = CURRENT
+    #: ``network_bound[f][a]``: the network sets algorithm a's bandwidth for function f (so
+    #: the network's achievable share applies to the call; call_cost.Network.efficiency)
+    network_bound: tuple = ()
+
+    def is_network_bound(self, function: str, algorithm: str) -> bool:
+        """Whether the network sets ``algorithm``'s bandwidth for ``function`` here."""
+        return bool(self.network_bound) and self.network_bound[F[function]][A[algorithm]]
 
     def time_us(self, function: str, algorithm: str, protocol: str, n_bytes: int) -> float:
         """Microseconds for one operation of ``n_bytes`` (NCCL's nBytes), -1 when disabled."""
@@ -149,6 +156,40 @@ def _legacy_nvls_bw(algorithm: str, nodes: int, g: Graph) -> float:
     return min(g.bw_intra, g.bw_inter if nodes <= 2 else g.bw_inter / 2)
 
 
+def _nvls_limits(function: str, algorithm: str, system: NcclSystem, g: Graph, release) -> dict:
+    """NVLS / NVLSTree per-channel GB/s from 2.28, by what limits it: ``intra`` (NVLink SHARP
+    in the node, NVLS_EFFICIENCY of the graph's speed), ``inter`` (the network) and, for
+    NVLSTree, ``cap`` (perChMaxNVLSTreeBw); NCCL takes the smallest (tuning.cc, the NVLS
+    branch of ncclTopoTuneModel)."""
+    nodes = system.nodes
+    gen = T.generation_index(system.cc)
+    ppn = system.ranks / nodes
+    intra = g.bw_intra * T.NVLS_EFFICIENCY[gen] * (g.n_channels - 1) / g.n_channels
+    intra *= 2.0 if function == "AllReduce" else (ppn - 1) / ppn
+    limits = {
+        "intra": intra,
+        "inter": g.bw_inter * (2 if nodes <= 2 and algorithm == "NVLSTree" else 1),
+    }
+    if algorithm == "NVLSTree" and release.nvls_tree_cap:
+        limits["cap"] = T.PER_CH_MAX_NVLS_TREE_BW[gen][nodes - 1 if nodes <= 2 else 2]
+    return limits
+
+
+def _network_bound(function: str, algorithm: str, system: NcclSystem, g: Graph, release) -> bool:
+    """Whether the network sets the bandwidth NCCL's tuner gives ``algorithm`` on ``system``:
+    every algorithm between nodes, except NVLS / NVLSTree where NVLink SHARP inside the node
+    (or NVLSTree's per-channel cap) is slower than the network's figure."""
+    if system.nodes == 1:
+        return False
+    if algorithm not in ("NVLS", "NVLSTree") or g.n_channels < 2:
+        return True
+    if not release.nvls_efficiency_model:
+        inter = g.bw_inter if algorithm == "NVLS" or system.nodes <= 2 else g.bw_inter / 2
+        return inter <= g.bw_intra
+    limits = _nvls_limits(function, algorithm, system, g, release)
+    return limits["inter"] <= min(limits.values())
+
+
 def _ring_ll(bus: float, ll_max: float, function: str, nodes: int, release) -> float:
     """Ring/LL bus bandwidth from the ring's (tuning.cc line 327; line 181 of 2.20.5)."""
     if release.ring_ll == "half":
@@ -173,13 +214,7 @@ def _bandwidth(function: str, algorithm: str, protocol: str, system: NcclSystem,
     elif algorithm in ("NVLS", "NVLSTree"):
         if g.n_channels < 2:
             return None
-        intra = g.bw_intra * T.NVLS_EFFICIENCY[gen] * (g.n_channels - 1) / g.n_channels
-        intra *= 2.0 if function == "AllReduce" else (ppn - 1) / ppn
-        inter = g.bw_inter * (2 if nodes <= 2 and algorithm == "NVLSTree" else 1)
-        caps = [intra, inter]
-        if algorithm == "NVLSTree" and release.nvls_tree_cap:
-            caps.append(T.PER_CH_MAX_NVLS_TREE_BW[gen][idx2])
-        bw = min(caps)
+        bw = min(_nvls_limits(function, algorithm, system, g, release).values())
     bus = g.n_channels * bw
     if algorithm == "Ring" and protocol == "LL":
         bus = _ring_ll(bus, ll_max, function, nodes, release)
@@ -298,10 +333,14 @@ def cost_table(
     n = len(T.FUNCTIONS), len(T.ALGORITHMS), len(T.PROTOCOLS)
     lat = [[[0.0] * n[2] for _ in range(n[1])] for _ in range(n[0])]
     bw = [[[0.0] * n[2] for _ in range(n[1])] for _ in range(n[0])]
+    bound = [[False] * n[1] for _ in range(n[0])]
     if system.ranks > 1:
         for function in T.FUNCTIONS:
             for algorithm in T.ALGORITHMS:
                 g = system.graphs.get(algorithm) or _NO_GRAPH
+                bound[F[function]][A[algorithm]] = _network_bound(
+                    function, algorithm, system, g, release
+                )
                 for protocol in T.PROTOCOLS:
                     if _skip(function, algorithm, protocol, system, release):
                         continue
@@ -319,6 +358,7 @@ def cost_table(
         _max_threads(system),
         _thresholds(system),
         release,
+        tuple(tuple(row) for row in bound),
     )
 
 

@@ -502,13 +502,14 @@
     }
 
     /** call_cost.call_cost: what the call costs beside NCCL's estimate (us, term by term). */
-    function ncclCallCost(sys, protocol, channels, latencyUs, estimateUs, nBytes, harness) {
+    function ncclCallCost(sys, protocol, channels, latencyUs, estimateUs, nBytes, harness, networkBound) {
       const CC = N.callCost;
       const name = harness || CC.defaultHarness;
       if (!(name in CC.harnesses)) throw new Error(`unknown harness ${name}`);
       const net = sys.nodes > 1 && sys.network ? CC.networks[sys.network] : null;
       const transfer = Math.max(0, estimateUs - latencyUs);
-      const efficiency = net ? net.efficiency : 1;
+      // the network's share slows only the algorithms whose bandwidth the network sets
+      const efficiency = net && networkBound ? net.efficiency : 1;
       let fill = 0;
       if (nBytes > 0 && transfer > 0) {
         const cap = Math.max(1, channels) * CC.bufferBytes[protocol];
@@ -532,7 +533,8 @@
       const factor = busbwFactor(collective, sys.ranks);
       const bandwidths = (s) => (s > 0 && sizeBytes > 0 ? [sizeBytes / s / 1e9, (sizeBytes / s / 1e9) * factor] : [0, 0]);
       const [algbwGBps, busbwGBps] = bandwidths(seconds);
-      const terms = ncclCallCost(sys, run.protocol, run.channels, run.latencyUs, run.estimateUs, sizeBytes, harness);
+      const networkBound = run.networkBound && sys.nodes > 1;
+      const terms = ncclCallCost(sys, run.protocol, run.channels, run.latencyUs, run.estimateUs, sizeBytes, harness, networkBound);
       const callSeconds = Object.values(terms).reduce((a, b) => a + b, 0) * 1e-6;
       const [callAlgbw, callBusbw] = bandwidths(callSeconds);
       return {
@@ -554,6 +556,7 @@
         call_algbw_GBps: callAlgbw,
         call_busbw_GBps: callBusbw,
         call_terms_us: terms,
+        network_bound: networkBound,
       };
     }
 
@@ -589,6 +592,7 @@
       const latencyUs = P.latency_us[protocol];
       return {
         algorithm: "P2P",
+        networkBound: true,
         protocol,
         channels: Math.min(P.channels, (n - 1) * perPeer),
         threads: N.maxNthreads,
@@ -620,7 +624,8 @@
       const [algorithm, protocol] = best.split("/");
       const [channels, threads] = ncclChannelsThreads(sys, algorithm, protocol, sizeBytes);
       const latencyUs = ncclTimeUs(sys, fn, algorithm, protocol, 0);
-      return ncclResult(collective, sizeBytes, presetName, sys, harness, { algorithm, protocol, channels, threads, latencyUs, estimateUs: bestTime, candidates });
+      const networkBound = sys.networkBound[N.functions.indexOf(fn)][N.algorithms.indexOf(algorithm)];
+      return ncclResult(collective, sizeBytes, presetName, sys, harness, { algorithm, protocol, channels, threads, latencyUs, estimateUs: bestTime, candidates, networkBound });
     }
 
     function ncclRanks(presetName) {
