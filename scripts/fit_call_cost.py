@@ -1,5 +1,6 @@
 """Refit the call-cost model's fitted constants on the published sweeps it names as its fit
-set (nccl_course.cost.nccl.call_cost.FITTED_ON) and print them beside the module's, with the
+set (nccl_course.cost.nccl.call_cost.FITTED_ON, NETWORK_FITTED_ON and
+nccl_course.cost.nccl.hop_latency.FITTED_ON) and print them beside the module's, with the
 median |busbw error| of every published sweep, fitted and held out.
 
     python scripts/fit_call_cost.py
@@ -11,9 +12,12 @@ import sys
 
 from nccl_course.cost.measured.comparison import SIZE_RANGES
 from nccl_course.cost.nccl import call_cost as C
+from nccl_course.cost.nccl import hop_latency as H
 from nccl_course.cost.nccl.call_fit import (
     fit_constants,
+    fit_hop_scale,
     fit_network,
+    hop_points,
     median_abs_error,
     sweep_observations,
 )
@@ -55,13 +59,18 @@ def main() -> int:
             print(
                 f"NETWORKS[{network!r:10}] efficiency   {efficiency:8.2f}   {net.efficiency:8.2f}"
             )
+    hop_fit = [by_id[i] for i in H.FITTED_ON if i in by_id]
+    if hop_fit:
+        scale = fit_hop_scale([p for sweep in hop_fit for p in hop_points(sweep)])
+        print(f"BLACKWELL_NVLINK_HOP_SCALE      {scale:8.1f}   {H.BLACKWELL_NVLINK_HOP_SCALE:8.1f}")
     print()
     print(
         "median |busbw error| with the module's constants (fit: F, network fit: N, held out: H), in %"
     )
     print(f"  {'':42} " + " ".join(f"{label:>10}" for label, _, _ in SIZE_RANGES))
     for sweep_id, obs in groups.items():
-        mark = "F" if sweep_id in C.FITTED_ON else "N" if sweep_id in C.NETWORK_FITTED_ON else "H"
+        fitted = sweep_id in C.FITTED_ON or sweep_id in H.FITTED_ON
+        mark = "F" if fitted else "N" if sweep_id in C.NETWORK_FITTED_ON else "H"
         cells = []
         for _, low, high in SIZE_RANGES:
             band = [

@@ -182,13 +182,26 @@ def p2p_section(system) -> dict:
     }
 
 
+def hop_extra_table(system) -> list:
+    """[function][algorithm][protocol]: what Blackwell's NVLink hops add to a call's latency
+    (:func:`nccl_course.cost.nccl.hop_latency.extra_latency_us`), us; zeros before Blackwell."""
+    from nccl_course.cost.nccl import tables as T
+    from nccl_course.cost.nccl.hop_latency import extra_latency_us
+    from nccl_course.cost.nccl.releases import CURRENT
+
+    return [
+        [[extra_latency_us(f, a, p, system, CURRENT) for p in T.PROTOCOLS] for a in T.ALGORITHMS]
+        for f in T.FUNCTIONS
+    ]
+
+
 def nccl_section() -> dict:
     """NCCL's tuner (:mod:`nccl_course.cost.nccl`): its constants, and for every preset and
     rank count it accepts, the system's figures and the cost table it chooses from."""
     from nccl_course.cost.nccl import call_cost as CC
     from nccl_course.cost.nccl import p2p, system_for, table_for
     from nccl_course.cost.nccl import tables as T
-    from nccl_course.cost.nccl.estimate import P2P_COLLECTIVES
+    from nccl_course.cost.nccl.estimate import P2P_COLLECTIVES, node_nvls_busbw
 
     systems: dict = {}
     for name in PRESETS:
@@ -209,6 +222,8 @@ def nccl_section() -> dict:
                 "latency_us": table.latency_us,
                 "bandwidth_GBps": table.bandwidth_GBps,
                 "networkBound": table.network_bound,
+                "nodeNvlsBusbw": node_nvls_busbw(system),
+                "hopExtraUs": hop_extra_table(system),
                 "maxThreads": table.max_threads,
                 "threadThreshold": table.thread_threshold,
                 "network": PRESETS[name].network,

@@ -27,7 +27,11 @@ exactly what the tuner picks):
    limits more than the network (NCCL takes the smaller of the two, tuning.cc).
 
 ``time = fixed + network latency + NCCL's latency + fill + transfer / efficiency`` where
-NCCL's latency is its estimate at 0 bytes and transfer the rest of its estimate.
+NCCL's latency is its estimate at 0 bytes and transfer the rest of its estimate. On Blackwell
+the latency also carries what its NVLink hops take beyond NCCL's table
+(:mod:`~nccl_course.cost.nccl.hop_latency`), and an NVLSTree call on two nodes that NVLink
+SHARP bounds moves its bytes at one node's NVLS rate
+(:func:`~nccl_course.cost.nccl.estimate.node_nvls_busbw`).
 
 Every constant is either from NCCL's source (buffer sizes) or **fitted** to published sweeps;
 each fitted constant names the sweeps it was fitted on. ``scripts/fit_call_cost.py`` refits
@@ -155,7 +159,7 @@ NETWORKS = {
         Network(
             "efa",
             1.04,
-            269.0,
+            253.0,
             "AWS EFA through the aws-ofi-nccl plugin (libfabric). Fitted on one sweep alone, "
             "stas00-4x8xb200-efa (4 nodes x 8 B200, a torch.distributed loop); no held-out "
             "EFA sweep yet, so treat the latency (which includes that loop's synchronisation "
@@ -254,16 +258,20 @@ def call_cost(
     network_name: str | None = None,
     calibration: Calibration | None = None,
     network_bound: bool = True,
+    transfer_us: float | None = None,
 ) -> CallCost:
     """The call's time for NCCL's choice: ``latency_us`` its estimate at 0 bytes and
     ``estimate_us`` at ``n_bytes`` (the tuner's), ``channels`` the channels it runs on,
     ``nodes`` the communicator's nodes, ``network_name`` the preset's network class.
     ``network_bound``: the network sets the bandwidth the tuner gave the algorithm
     (:attr:`~nccl_course.cost.nccl.tuner.CostTable.network_bound`); where NVLink SHARP inside
-    the node is slower (NVLS, NVLSTree), the network's efficiency does not slow the call."""
+    the node is slower (NVLS, NVLSTree), the network's efficiency does not slow the call.
+    ``transfer_us``: the time the bytes take, where the course knows better than the tuner
+    (an NVLSTree call NVLink SHARP bounds, :func:`~nccl_course.cost.nccl.estimate.node_nvls_busbw`);
+    default the tuner's estimate less its latency."""
     h = harness(harness_name)
     net = network(network_name) if nodes > 1 else None
-    transfer = max(0.0, estimate_us - latency_us)
+    transfer = max(0.0, estimate_us - latency_us) if transfer_us is None else transfer_us
     inter = nodes > 1
     efficiency = net.efficiency if net is not None and network_bound else 1.0
     fixed = h.fixed_us

@@ -1,11 +1,14 @@
 """Fitting the call-cost model (:mod:`~nccl_course.cost.nccl.call_cost`) to measurements.
 
-Two fits use the same pieces:
+The fits use the same pieces:
 
 * :func:`fit_constants`: the course's fitted constants (the fill fraction per protocol and the
   fixed cost per harness) on published sweeps, by a grid search that minimises the mean over
   sweeps of the median |busbw error| (the figure the book reports). ``scripts/fit_call_cost.py``
   runs it and prints the result beside the constants in the module.
+* :func:`fit_network`: a network's latency and achievable share on the sweeps of that
+  network, and :func:`fit_hop_scale`: how many times NCCL's NVLink hop latencies Blackwell's
+  hops take (:mod:`~nccl_course.cost.nccl.hop_latency`), on its one-node sweep;
 * :func:`calibrate`: a learner's own constants from one measurement, the fixed cost per call
   and the efficiency of the links the measurement exercised, by least squares on the relative
   time error (weighted linear least squares: the model is linear in ``fixed`` and
@@ -257,3 +260,57 @@ def fit_network(sweeps, network: str) -> tuple[float, float]:
             if best is None or score < best[0] - 1e-12:
                 best = (score, latency, efficiency)
     return best[1], best[2]
+
+
+#: The grid the Blackwell NVLink hop scale (hop_latency) is searched on.
+HOP_SCALE_GRID = tuple(round(1.0 + 0.1 * i, 1) for i in range(0, 31))
+
+
+def hop_points(sweep) -> list[tuple[float, float, float]]:
+    """(measured us, the call-cost model's us with NCCL's own hop latencies, the extra at
+    scale 2) for each size of a published one-node ``sweep``, where the extra grows linearly
+    with the scale less one (the node's hops are NCCL's only latency steps)."""
+    from nccl_course.cost.nccl.estimate import function_name, predict, system_for
+    from nccl_course.cost.nccl.hop_latency import BLACKWELL_NVLINK_HOP_SCALE, extra_latency_us
+    from nccl_course.cost.nccl.releases import release
+
+    system = system_for(sweep.model_preset, sweep.ranks)
+    points = []
+    for row in sweep.rows:
+        measured, _ = sweep.measured_time_s(row)
+        if not measured:
+            continue
+        p = predict(
+            sweep.collective,
+            row.size_bytes,
+            sweep.model_preset,
+            ranks=sweep.ranks,
+            algo=sweep.algo,
+            proto=sweep.proto,
+            harness=sweep.harness,
+        )
+        unit = 0.0
+        if p.algorithm != "P2P":
+            unit = extra_latency_us(
+                function_name(sweep.collective),
+                p.algorithm,
+                p.protocol,
+                system,
+                release(p.nccl_version),
+                2.0,
+            )
+        model = p.call_time_s * 1e6 - (BLACKWELL_NVLINK_HOP_SCALE - 1) * unit
+        points.append((measured * 1e6, model, unit))
+    return points
+
+
+def fit_hop_scale(points) -> float:
+    """The scale of :data:`HOP_SCALE_GRID` minimising the median |busbw error| of ``points``
+    (:func:`hop_points`): :data:`nccl_course.cost.nccl.hop_latency.BLACKWELL_NVLINK_HOP_SCALE`
+    refitted."""
+    from statistics import median
+
+    def error(scale: float) -> float:
+        return median(abs(m / (base + (scale - 1) * unit) - 1) for m, base, unit in points)
+
+    return min(HOP_SCALE_GRID, key=lambda s: (error(s), s))

@@ -31,6 +31,7 @@ from nccl_course.cost.nccl import p2p
 from nccl_course.cost.nccl import tables as T
 from nccl_course.cost.nccl.call_cost import DEFAULT_HARNESS, call_cost
 from nccl_course.cost.nccl.call_cost import harness as get_harness
+from nccl_course.cost.nccl.hop_latency import extra_latency_us
 from nccl_course.cost.nccl.overrides import Enablement, NcclInvalidUsage
 from nccl_course.cost.nccl.releases import CURRENT, release
 from nccl_course.cost.nccl.select import choose
@@ -141,6 +142,31 @@ def _table(
     return cost_table(system, Enablement.parse(algo, proto), release(version))
 
 
+def node_nvls_busbw(system: NcclSystem, version: str = CURRENT.version) -> float:
+    """The bus bandwidth (GB/s) NCCL's tuner gives NVLS all-reduce inside one node of
+    ``system``'s GPUs, for a system of two nodes; 0 otherwise, or for GPUs without NVLink SHARP.
+
+    An NVLSTree all-reduce on two nodes reduces inside each node with NVLink SHARP and sends
+    only the node's share over the network (NCCL doubles the network's figure for it). Where
+    NCCL's formula finds NVLink SHARP slower than the network (:meth:`CostTable.is_network_bound`
+    false), the call runs as fast as NVLS does in one node: the tuner's own NVLSTree figure
+    there comes from the multi-node graph (on B200, 8 channels at the NIC's PCIe speed, 62 GB/s
+    each), and it is about 30 % under what published 2-node B200 runs measure; on H100 the two
+    figures are within 3 %. Beyond two nodes the tree between nodes has more levels and NCCL's
+    figure matches the published 4-node H100 run, so it is kept. The call cost uses this
+    figure; NCCL's choice and estimate keep the tuner's."""
+    if system.nodes != 2:
+        return 0.0
+    one_node = _system(system.hardware, 1, system.gpus_per_node)
+    if not one_node.nvls_support:
+        return 0.0
+    table = _table(one_node, None, None, version)
+    algbw = table.bandwidth_GBps[T.FUNCTIONS.index("AllReduce")][T.ALGORITHMS.index("NVLS")][
+        T.PROTOCOLS.index("Simple")
+    ]
+    return algbw * busbw_factor("all_reduce", one_node.ranks)
+
+
 def _checked_version(nccl_version: str | None, algo: str | None, proto: str | None) -> str:
     """The release to price with; ValueError for overrides the older releases read otherwise."""
     version = release(nccl_version).version if nccl_version else CURRENT.version
@@ -214,6 +240,7 @@ def predict(
         estimate_us=choice.time_us,
         candidates=choice.candidates,
         network_bound=table.is_network_bound(function, choice.algorithm),
+        node_nvls_busbw=node_nvls_busbw(system, version) if choice.algorithm == "NVLSTree" else 0.0,
     )
 
 
@@ -270,23 +297,37 @@ def _prediction(
     estimate_us: float,
     candidates: dict,
     network_bound: bool = True,
+    node_nvls_busbw: float = 0.0,
 ) -> NcclPrediction:
     """The prediction of a call NCCL runs as ``algorithm``/``protocol`` on ``channels``, which
     it estimates at ``estimate_us`` (``latency_us`` at 0 bytes): its bandwidths, and the cost of
-    the call as ``harness`` times it on top (:func:`~nccl_course.cost.nccl.call_cost.call_cost`)."""
+    the call as ``harness`` times it on top (:func:`~nccl_course.cost.nccl.call_cost.call_cost`).
+    An NVLSTree call that NVLink SHARP bounds moves its bytes at ``node_nvls_busbw``
+    (:func:`node_nvls_busbw`)."""
+    factor = busbw_factor(collective, system.ranks)
+    transfer_us = None
+    if algorithm == "NVLSTree" and not network_bound and node_nvls_busbw > 0:
+        transfer_us = size_bytes * factor / (1e3 * node_nvls_busbw)  # bytes / (GB/s x 1e3) = us
+    # Blackwell's NVLink hops take longer than NCCL's table says (hop_latency): the call's
+    # latency, not NCCL's estimate, carries the difference
+    hops = 0.0
+    if algorithm != "P2P":
+        hops = extra_latency_us(
+            function_name(collective), algorithm, protocol, system, release(version)
+        )
     cost = call_cost(
         n_bytes=int(size_bytes),
         protocol=protocol,
         channels=channels,
-        latency_us=latency_us,
-        estimate_us=estimate_us,
+        latency_us=latency_us + hops,
+        estimate_us=estimate_us + hops,
         nodes=system.nodes,
         harness_name=harness,
         network_name=preset.network,
         calibration=preset.calibration,
         network_bound=network_bound,
+        transfer_us=transfer_us,
     )
-    factor = busbw_factor(collective, system.ranks)
     seconds = estimate_us * 1e-6
     algbw, busbw = _bandwidths(size_bytes, seconds, factor)
     call_seconds = cost.total_us * 1e-6

@@ -262,6 +262,12 @@ def _nsteps(function: str, ranks: int) -> int:
     return ranks
 
 
+def latency_us(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph, release):
+    """NCCL's latency (us) of ``algorithm``/``protocol`` for ``function`` on ``system`` with
+    graph ``g``, as ``release`` computes it (tuning.cc, the latency half of ncclTopoTuneModel)."""
+    return _latency(function, algorithm, protocol, system, g, release)
+
+
 def _latency(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph, release):
     a, p = A[algorithm], P[protocol]
     nodes, ranks = system.nodes, system.ranks

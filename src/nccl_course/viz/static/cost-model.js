@@ -502,12 +502,12 @@
     }
 
     /** call_cost.call_cost: what the call costs beside NCCL's estimate (us, term by term). */
-    function ncclCallCost(sys, protocol, channels, latencyUs, estimateUs, nBytes, harness, networkBound) {
+    function ncclCallCost(sys, protocol, channels, latencyUs, estimateUs, nBytes, harness, networkBound, transferUs = null) {
       const CC = N.callCost;
       const name = harness || CC.defaultHarness;
       if (!(name in CC.harnesses)) throw new Error(`unknown harness ${name}`);
       const net = sys.nodes > 1 && sys.network ? CC.networks[sys.network] : null;
-      const transfer = Math.max(0, estimateUs - latencyUs);
+      const transfer = transferUs === null ? Math.max(0, estimateUs - latencyUs) : transferUs;
       // the network's share slows only the algorithms whose bandwidth the network sets
       const efficiency = net && networkBound ? net.efficiency : 1;
       let fill = 0;
@@ -534,7 +534,12 @@
       const bandwidths = (s) => (s > 0 && sizeBytes > 0 ? [sizeBytes / s / 1e9, (sizeBytes / s / 1e9) * factor] : [0, 0]);
       const [algbwGBps, busbwGBps] = bandwidths(seconds);
       const networkBound = run.networkBound && sys.nodes > 1;
-      const terms = ncclCallCost(sys, run.protocol, run.channels, run.latencyUs, run.estimateUs, sizeBytes, harness, networkBound);
+      // estimate.node_nvls_busbw: an NVLSTree call NVLink SHARP bounds moves at one node's NVLS rate
+      const transferUs =
+        run.algorithm === "NVLSTree" && !networkBound && sys.nodeNvlsBusbw > 0 ? (sizeBytes * factor) / (1e3 * sys.nodeNvlsBusbw) : null;
+      // hop_latency: Blackwell's NVLink hops add to the call's latency, not to NCCL's estimate
+      const hops = run.hopExtraUs || 0;
+      const terms = ncclCallCost(sys, run.protocol, run.channels, run.latencyUs + hops, run.estimateUs + hops, sizeBytes, harness, networkBound, transferUs);
       const callSeconds = Object.values(terms).reduce((a, b) => a + b, 0) * 1e-6;
       const [callAlgbw, callBusbw] = bandwidths(callSeconds);
       return {
@@ -624,8 +629,10 @@
       const [algorithm, protocol] = best.split("/");
       const [channels, threads] = ncclChannelsThreads(sys, algorithm, protocol, sizeBytes);
       const latencyUs = ncclTimeUs(sys, fn, algorithm, protocol, 0);
-      const networkBound = sys.networkBound[N.functions.indexOf(fn)][N.algorithms.indexOf(algorithm)];
-      return ncclResult(collective, sizeBytes, presetName, sys, harness, { algorithm, protocol, channels, threads, latencyUs, estimateUs: bestTime, candidates, networkBound });
+      const [f, a, p] = [N.functions.indexOf(fn), N.algorithms.indexOf(algorithm), N.protocols.indexOf(protocol)];
+      const networkBound = sys.networkBound[f][a];
+      const hopExtraUs = sys.hopExtraUs[f][a][p];
+      return ncclResult(collective, sizeBytes, presetName, sys, harness, { algorithm, protocol, channels, threads, latencyUs, estimateUs: bestTime, candidates, networkBound, hopExtraUs });
     }
 
     function ncclRanks(presetName) {
