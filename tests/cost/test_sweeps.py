@@ -32,6 +32,9 @@ GiB = 1024**3
 
 # Preset names the NCCL model is adding to cost/presets.py in parallel; once they exist there,
 # this set can go.
+#: Sweeps whose source prints sizes from 8 MiB only.
+LARGE_SIZES_ONLY = {"dstack-a3mega-2x8xh100-allgather", "dstack-a4-2x8xb200-allreduce"}
+
 PENDING_PRESETS = {"a100-nvlink", "b200-nvls", "ib-ndr-4node", "h100-nvlink", "h200-nvlink"}
 
 
@@ -48,7 +51,8 @@ def _time_half_step(time_us: float) -> float:
 def test_the_sweeps_load():
     assert len(SWEEPS) >= 5
     assert len(set(IDS)) == len(IDS)
-    assert all(len(s.rows) >= 20 for s in SWEEPS)
+    # runs of the large sizes only (a network's bandwidth) have about 10 rows
+    assert all(len(s.rows) >= 10 for s in SWEEPS)
 
 
 @pytest.mark.parametrize("sweep", SWEEPS, ids=IDS)
@@ -77,8 +81,10 @@ def test_sizes_strictly_increase(sweep):
     sizes = sweep.sizes
     assert all(a < b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
     # small to large: every sweep reaches the bandwidth plateau (a PCIe box's sweep stops at
-    # 128 MiB, the size its source ran to)
-    assert sizes[0] <= 64 * 1024 and sizes[-1] >= 128 * MiB
+    # 128 MiB, the size its source ran to); the runs their sources print from 8 MiB only are
+    # kept for the networks' bandwidth
+    assert sizes[0] <= (8 * MiB if sweep.id in LARGE_SIZES_ONLY else 64 * 1024)
+    assert sizes[-1] >= 128 * MiB
 
 
 @pytest.mark.parametrize("sweep", SWEEPS, ids=IDS)
