@@ -240,7 +240,6 @@ def predict(
         estimate_us=choice.time_us,
         candidates=choice.candidates,
         network_bound=table.is_network_bound(function, choice.algorithm),
-        node_nvls_busbw=node_nvls_busbw(system, version) if choice.algorithm == "NVLSTree" else 0.0,
     )
 
 
@@ -297,17 +296,16 @@ def _prediction(
     estimate_us: float,
     candidates: dict,
     network_bound: bool = True,
-    node_nvls_busbw: float = 0.0,
 ) -> NcclPrediction:
     """The prediction of a call NCCL runs as ``algorithm``/``protocol`` on ``channels``, which
     it estimates at ``estimate_us`` (``latency_us`` at 0 bytes): its bandwidths, and the cost of
     the call as ``harness`` times it on top (:func:`~nccl_course.cost.nccl.call_cost.call_cost`).
-    An NVLSTree call that NVLink SHARP bounds moves its bytes at ``node_nvls_busbw``
-    (:func:`node_nvls_busbw`)."""
+    An NVLSTree call that NVLink SHARP bounds moves its bytes at :func:`node_nvls_busbw`."""
     factor = busbw_factor(collective, system.ranks)
     transfer_us = None
-    if algorithm == "NVLSTree" and not network_bound and node_nvls_busbw > 0:
-        transfer_us = size_bytes * factor / (1e3 * node_nvls_busbw)  # bytes / (GB/s x 1e3) = us
+    if algorithm == "NVLSTree" and not network_bound:
+        if (node_busbw := node_nvls_busbw(system, version)) > 0:
+            transfer_us = size_bytes * factor / (1e3 * node_busbw)  # bytes / (GB/s x 1e3) = us
     # Blackwell's NVLink hops take longer than NCCL's table says (hop_latency): the call's
     # latency, not NCCL's estimate, carries the difference
     hops = 0.0

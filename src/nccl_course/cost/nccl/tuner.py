@@ -149,11 +149,12 @@ def _skip(function: str, algorithm: str, protocol: str, system: NcclSystem, rele
     return False
 
 
-def _legacy_nvls_bw(algorithm: str, nodes: int, g: Graph) -> float:
-    """NVLS / NVLSTree per-channel GB/s before 2.28: the slower of the graph's speeds."""
-    if algorithm == "NVLS":
-        return min(g.bw_intra, g.bw_inter)
-    return min(g.bw_intra, g.bw_inter if nodes <= 2 else g.bw_inter / 2)
+def _legacy_nvls_limits(algorithm: str, nodes: int, g: Graph) -> dict:
+    """NVLS / NVLSTree per-channel GB/s before 2.28, by what limits it: the graph's speed in the
+    node (``intra``) and between nodes (``inter``, halved for NVLSTree beyond 2 nodes); NCCL
+    takes the slower."""
+    inter = g.bw_inter if algorithm == "NVLS" or nodes <= 2 else g.bw_inter / 2
+    return {"intra": g.bw_intra, "inter": inter}
 
 
 def _nvls_limits(function: str, algorithm: str, system: NcclSystem, g: Graph, release) -> dict:
@@ -183,10 +184,10 @@ def _network_bound(function: str, algorithm: str, system: NcclSystem, g: Graph, 
         return False
     if algorithm not in ("NVLS", "NVLSTree") or g.n_channels < 2:
         return True
-    if not release.nvls_efficiency_model:
-        inter = g.bw_inter if algorithm == "NVLS" or system.nodes <= 2 else g.bw_inter / 2
-        return inter <= g.bw_intra
-    limits = _nvls_limits(function, algorithm, system, g, release)
+    if release.nvls_efficiency_model:
+        limits = _nvls_limits(function, algorithm, system, g, release)
+    else:
+        limits = _legacy_nvls_limits(algorithm, system.nodes, g)
     return limits["inter"] <= min(limits.values())
 
 
@@ -210,7 +211,7 @@ def _bandwidth(function: str, algorithm: str, protocol: str, system: NcclSystem,
     collnet = algorithm in ("CollNetDirect", "CollNetChain")
     bw = g.bw_intra if nodes <= 2 or collnet else g.bw_inter
     if algorithm in ("NVLS", "NVLSTree") and not release.nvls_efficiency_model:
-        bw = _legacy_nvls_bw(algorithm, nodes, g)
+        bw = min(_legacy_nvls_limits(algorithm, nodes, g).values())
     elif algorithm in ("NVLS", "NVLSTree"):
         if g.n_channels < 2:
             return None
@@ -265,10 +266,6 @@ def _nsteps(function: str, ranks: int) -> int:
 def latency_us(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph, release):
     """NCCL's latency (us) of ``algorithm``/``protocol`` for ``function`` on ``system`` with
     graph ``g``, as ``release`` computes it (tuning.cc, the latency half of ncclTopoTuneModel)."""
-    return _latency(function, algorithm, protocol, system, g, release)
-
-
-def _latency(function: str, algorithm: str, protocol: str, system: NcclSystem, g: Graph, release):
     a, p = A[algorithm], P[protocol]
     nodes, ranks = system.nodes, system.ranks
     ppn = ranks / nodes
@@ -355,7 +352,7 @@ def cost_table(
                         continue
                     f, a, p = F[function], A[algorithm], P[protocol]
                     bw[f][a][p] = busbw
-                    lat[f][a][p] = _latency(function, algorithm, protocol, system, g, release)
+                    lat[f][a][p] = latency_us(function, algorithm, protocol, system, g, release)
         _apply_enablement(system, enable, bw, release)
     return CostTable(
         system,
